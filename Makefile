@@ -1,0 +1,56 @@
+# Two commands on a fresh machine: `make serve` and `make test`.
+# Everything runs from a virtual environment that the targets create.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# requirements/cpu.txt on our CPU machines; a CUDA machine keeps its own torch
+# and Triton: `make install REQUIREMENTS=requirements/gpu.txt`.
+REQUIREMENTS ?= requirements/cpu.txt
+STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
+PYTEST_WORKERS ?= 2
+
+.DEFAULT_GOAL := help
+.PHONY: help install serve build test test-gpu bench artifacts notebook lint format clean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(STAMP): $(REQUIREMENTS) requirements/site.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r $(REQUIREMENTS)
+	touch $@
+
+install: $(STAMP) ## Create .venv and install the pinned requirements
+
+build: $(STAMP) ## Build the static site into site/ (strict)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+serve: build ## Build, then serve the site at http://127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+test: $(STAMP) ## Run the whole test suite (CPU only: interpreter, build, browser)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=10
+
+test-gpu: ## Kernel tests on CUDA tensors, interpreter off (on a GPU machine)
+	KERNEL_DEVICE=cuda TRITON_INTERPRET=0 $(or $(wildcard $(BIN)/python),python) -m pytest tests/kernels -p no:cacheprovider
+
+bench: ## Time every kernel on the GPU (full profile) into results/bench/
+	$(or $(wildcard $(BIN)/python),python) scripts/bench.py --profile full
+
+artifacts: $(STAMP) ## Recompile kernels for sm_90a into results/artifacts/
+	$(BIN)/python scripts/artifacts.py
+
+notebook: $(STAMP) ## Re-run the tiny language model notebook and its checkpoint
+	$(BIN)/python scripts/run_tiny_lm.py
+
+lint: $(STAMP) ## ruff check and format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP) ## ruff format
+	$(BIN)/ruff format .
+
+clean: ## Remove the built site and caches (keeps .venv)
+	rm -rf site .pytest_cache .ruff_cache

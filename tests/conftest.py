@@ -1,0 +1,32 @@
+"""Test setup shared by the whole suite.
+
+Triton reads TRITON_INTERPRET when `@triton.jit` runs, so it is set here,
+before any kernel module is imported. `make test-gpu` sets KERNEL_DEVICE=cuda
+and TRITON_INTERPRET=0 to run the same kernel tests on a real GPU.
+"""
+
+import os
+
+KERNEL_DEVICE = os.environ.get("KERNEL_DEVICE", "cpu")
+if KERNEL_DEVICE == "cpu":
+    os.environ["TRITON_INTERPRET"] = "1"
+else:
+    os.environ.setdefault("TRITON_INTERPRET", "0")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def device() -> str:
+    """Where kernel tests put their tensors: "cpu" (interpreter) or "cuda"."""
+    return KERNEL_DEVICE
+
+
+def pytest_collection_modifyitems(config, items):
+    # On a GPU run only kernel tests make sense; site and browser tests are
+    # CPU-machine work.
+    if KERNEL_DEVICE != "cpu":
+        skip = pytest.mark.skip(reason="KERNEL_DEVICE=cuda runs kernel tests only")
+        for item in items:
+            if "tests/kernels" not in str(item.fspath).replace(os.sep, "/"):
+                item.add_marker(skip)
