@@ -114,3 +114,46 @@ def assert_close(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance):
         equal_nan=True,
         msg=lambda m: f"{m}\ntolerance: {tol}",
     )
+
+
+#: Spacing of numbers just above 1.0, per dtype (one ulp, relative).
+RELATIVE_ULP = {
+    torch.float32: 2.0**-23,
+    torch.float16: 2.0**-10,
+    torch.bfloat16: BF16_RELATIVE_ULP,
+}
+
+
+def summation_bound(
+    abs_partial_sums: torch.Tensor, exact: torch.Tensor, levels: int, dtype
+) -> torch.Tensor:
+    """Worst-case error of a float32 sum computed in ``levels`` rounds of
+    additions (a tree of depth ``levels``), then rounded once to ``dtype``.
+
+    Each round can add one float32 rounding error relative to the sum of the
+    magnitudes involved (``abs_partial_sums``); the final rounding costs up to
+    one ulp of ``dtype`` (a full ulp, not half, because the interpreter
+    truncates to bfloat16 instead of rounding to nearest)."""
+    float32_part = levels * RELATIVE_ULP[torch.float32] * abs_partial_sums
+    return float32_part + RELATIVE_ULP[dtype] * exact.abs()
+
+
+def assert_within(
+    actual: torch.Tensor, exact: torch.Tensor, bound: torch.Tensor, what: str
+):
+    """Elementwise ``|actual - exact| <= bound`` (exact in float64), with NaN
+    required at exactly the same positions and infinities matching."""
+    actual64 = actual.detach().cpu().double()
+    exact = exact.cpu()
+    nan_actual, nan_exact = actual64.isnan(), exact.isnan()
+    assert torch.equal(nan_actual, nan_exact), f"{what}: NaN positions differ"
+    inf = exact.isinf() | actual64.isinf()
+    assert torch.equal(actual64[inf], exact[inf]), f"{what}: infinities differ"
+    finite = ~(nan_exact | inf)
+    error = (actual64 - exact).abs()[finite]
+    allowed = bound.cpu().double()[finite]
+    worst = (error - allowed).max() if error.numel() else torch.tensor(-1.0)
+    assert worst <= 0, (
+        f"{what}: {int((error > allowed).sum())} of {error.numel()} elements "
+        f"outside the bound; worst excess {float(worst):.3g}"
+    )
