@@ -71,9 +71,12 @@ def reduce_sum(x: torch.Tensor, *, block_size: int = BLOCK_SIZE) -> torch.Tensor
         out_dtype = torch.float32 if n_blocks > 1 else x.dtype
         out = torch.empty(n_blocks, dtype=out_dtype, device=x.device)
         reduce_sum_v1_kernel[(n_blocks,)](
-            values, out, values.numel(),
-            BLOCK_SIZE=block_size, num_warps=NUM_WARPS,
-        )  # fmt: skip
+            values,
+            out,
+            values.numel(),
+            BLOCK_SIZE=block_size,
+            num_warps=NUM_WARPS,
+        )
         if n_blocks == 1:
             return out.reshape(())
         values = out

@@ -95,9 +95,13 @@ def residual_add_relu(x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
         return out
     grid = (triton.cdiv(n_elements, BLOCK_SIZE),)
     residual_add_relu_v1_kernel[grid](
-        x_flat, residual_flat, out, n_elements,
-        BLOCK_SIZE=BLOCK_SIZE, num_warps=NUM_WARPS,
-    )  # fmt: skip
+        x_flat,
+        residual_flat,
+        out,
+        n_elements,
+        BLOCK_SIZE=BLOCK_SIZE,
+        num_warps=NUM_WARPS,
+    )
     return out
     # --8<-- [end:launcher]
 
