@@ -41,11 +41,11 @@ ACCESS_LEVELS = ("free", "premium")
 PROJECT_PACKAGES = ("snippets", "kernels", "scripts")
 
 
-
 def ensure_root_on_path() -> None:
     # MkDocs puts the hook's folder on sys.path only while loading it.
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+
 
 INSERT_RE = re.compile(
     r"<!--\s*insert:\s*(?P<path>[\w./-]+\.py):(?P<func>\w+)\((?P<args>[^\n]*?)\)\s*-->"
@@ -88,8 +88,7 @@ def iter_entries(roadmap: dict):
     for section in roadmap["sections"]:
         if "path" in section and "access" in section:
             yield section
-        for item in section.get("items", []):
-            yield item
+        yield from section.get("items", [])
         for module in section.get("modules", []):
             yield from module.get("items", [])
 
@@ -210,13 +209,20 @@ def module_for(path: str):
     return importlib.import_module(dotted)
 
 
+def parse_literal_call(args_text: str) -> tuple[tuple, dict]:
+    """Positional and keyword arguments, each a Python literal."""
+    call = ast.parse(f"f({args_text})", mode="eval").body
+    args = tuple(ast.literal_eval(arg) for arg in call.args)
+    kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    return args, kwargs
+
+
 def run_insert(path: str, func_name: str, args_text: str, page_url: str) -> str:
     module = module_for(path)
     func = getattr(module, func_name, None)
     if func is None or not callable(func):
         raise AttributeError(f"{path} has no function {func_name!r}")
-    args = ast.literal_eval(f"({args_text},)") if args_text.strip() else ()
-    kwargs = {}
+    args, kwargs = parse_literal_call(args_text)
     if "page_url" in inspect.signature(func).parameters:
         kwargs["page_url"] = page_url
     started = time.perf_counter()
@@ -351,7 +357,9 @@ def render_path(roadmap: dict, docs_dir: Path, from_src: str, course: str) -> st
 
 
 def _planned_badge() -> str:
-    return '<span class="access-badge access-planned" title="Not built yet">Planned</span>'
+    return (
+        '<span class="access-badge access-planned" title="Not built yet">Planned</span>'
+    )
 
 
 def built_pages_table(files: Files, from_src: str) -> str:
@@ -464,9 +472,7 @@ def on_files(files: Files, config, **kwargs):
             if "__pycache__" in path.parts:
                 continue
             rel = path.relative_to(ROOT).as_posix()
-            files.append(
-                File.generated(config, f"src/{rel}", abs_src_path=str(path))
-            )
+            files.append(File.generated(config, f"src/{rel}", abs_src_path=str(path)))
     _state["pages"] = [f for f in files.documentation_pages()]
     _state["page_levels"] = {}
     _state["page_titles"] = {}
@@ -535,7 +541,9 @@ def on_post_build(config, **kwargs):
         for rel, content in provider().items():
             target = site_dir / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content if isinstance(content, bytes) else content.encode())
+            target.write_bytes(
+                content if isinstance(content, bytes) else content.encode()
+            )
     slow = {k: v for k, v in _state["timings"].items() if v > 1.0}
     if slow:
         summary = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(slow.items()))

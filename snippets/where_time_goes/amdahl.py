@@ -3,6 +3,7 @@ to the service). Every number the page states is computed here."""
 
 import math
 
+
 # --8<-- [start:overall-speedup]
 def overall_speedup(kernel_fraction: float, kernel_speedup: float) -> float:
     """Whole-workload speedup when only the kernel gets faster.
@@ -25,14 +26,14 @@ def speedup_cap(kernel_fraction: float) -> float:
     if kernel_fraction == 1.0:
         return math.inf
     return 1.0 / (1.0 - kernel_fraction)
+
+
 # --8<-- [end:overall-speedup]
 
 
 def check_fraction(kernel_fraction: float) -> None:
     if not 0.0 <= kernel_fraction <= 1.0:
-        raise ValueError(
-            f"kernel_fraction must lie in [0, 1], got {kernel_fraction}"
-        )
+        raise ValueError(f"kernel_fraction must lie in [0, 1], got {kernel_fraction}")
 
 
 # --8<-- [start:required-speedup]
@@ -50,6 +51,8 @@ def required_kernel_speedup(kernel_fraction: float, target: float) -> float:
     if room <= 0.0:
         return math.inf
     return kernel_fraction / room
+
+
 # --8<-- [end:required-speedup]
 
 
@@ -59,6 +62,8 @@ def remaining_headroom(kernel_fraction: float, kernel_speedup_now: float) -> flo
     kernel (already kernel_speedup_now times faster) became instantaneous."""
     now = overall_speedup(kernel_fraction, kernel_speedup_now)
     return speedup_cap(kernel_fraction) / now
+
+
 # --8<-- [end:headroom]
 
 
@@ -86,10 +91,14 @@ def fmt_pct(fraction: float) -> str:
 
 def speedup_table() -> str:
     """Markdown table of overall speedup against kernel share and speedup."""
-    head = "| kernel share of time | " + " | ".join(
-        "instantaneous kernel" if math.isinf(s) else f"kernel {fmt_x(s, 1)}"
-        for s in TABLE_SPEEDUPS
-    ) + " |"
+    head = (
+        "| kernel share of time | "
+        + " | ".join(
+            "instantaneous kernel" if math.isinf(s) else f"kernel {fmt_x(s, 1)}"
+            for s in TABLE_SPEEDUPS
+        )
+        + " |"
+    )
     rule = "| --- |" + " --- |" * len(TABLE_SPEEDUPS)
     rows = [
         f"| {fmt_pct(f)} | "
@@ -130,7 +139,8 @@ def exercise() -> dict[str, float]:
     """The exercise's givens and its answers, all derived here."""
     f = EXERCISE_KERNEL_MS / EXERCISE_STEP_MS
     new_step = (
-        EXERCISE_STEP_MS - EXERCISE_KERNEL_MS
+        EXERCISE_STEP_MS
+        - EXERCISE_KERNEL_MS
         + EXERCISE_KERNEL_MS / EXERCISE_KERNEL_SPEEDUP
     )
     return {
