@@ -49,8 +49,9 @@ JSON with: ``schema``, ``kernel``, ``source`` (path) and ``source_sha256``
 artifact must be rebuilt), ``target`` (``sm_90a``), ``triton_version``,
 ``ptxas_version``, and ``builds``: one object per Spec with its inputs
 (function, signature, constexprs, aligned, num_warps, num_stages, shows) and
-what came out: ``registers``, ``shared_bytes`` (dynamic shared memory the
-launch requests), ``local_bytes``, ``stack_bytes``, ``spill_store_bytes``,
+what came out: ``registers``, ``shared_bytes`` (the shared memory Triton
+asks for at launch), ``static_shared_bytes`` (cuobjdump's SHARED figure for
+the cubin), ``local_bytes``, ``stack_bytes``, ``spill_store_bytes``,
 ``spill_load_bytes`` (from ``ptxas -v`` on the same PTX), ``cubin_sha256``,
 ``ptx_opcodes`` and ``sass_opcodes`` (every instruction counted by its full
 opcode, e.g. ``"LDG.E.128": 4``), and ``ptx_excerpt``/``sass_excerpt`` (the
@@ -145,6 +146,104 @@ SPECS: list[Spec] = [
         signature=_add_signature("bf16"),
         aligned=_ADD_ALIGNED,
         shows="bf16, aligned: 128-bit loads of 8 elements",
+    ),
+]
+
+_SUM = dict(kernel="reduction", function="reduce_sum_v1_kernel", num_warps=8)
+SPECS += [
+    Spec(
+        **_SUM,
+        build="fp32-aligned",
+        signature={
+            "in_ptr": "*fp32",
+            "out_ptr": "*fp32",
+            "n_elements": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        constexprs={"BLOCK_SIZE": 4096},
+        aligned=("in_ptr", "out_ptr", "n_elements"),
+        shows="stage one: 128-bit loads, a tree of warp shuffles, then "
+        "shared memory to combine the warps",
+    ),
+    Spec(
+        **_SUM,
+        build="bf16-aligned",
+        signature={
+            "in_ptr": "*bf16",
+            "out_ptr": "*fp32",
+            "n_elements": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        constexprs={"BLOCK_SIZE": 4096},
+        aligned=("in_ptr", "out_ptr", "n_elements"),
+        shows="bf16 input widened to float32 before the adds",
+    ),
+]
+
+_SCAN_ALIGNED = ("x_ptr", "out_ptr", "n_elements")
+SPECS += [
+    Spec(
+        kernel="scan",
+        build="block-sums-fp32",
+        function="scan_block_sums_kernel",
+        signature={
+            "x_ptr": "*fp32",
+            "block_sums_ptr": "*fp32",
+            "n_elements": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        constexprs={"BLOCK_SIZE": 1024},
+        aligned=("x_ptr", "block_sums_ptr", "n_elements"),
+        shows="pass 1: one total per block",
+    ),
+    Spec(
+        kernel="scan",
+        build="apply-carries-fp32",
+        function="scan_v1_kernel",
+        signature={
+            "x_ptr": "*fp32",
+            "scanned_sums_ptr": "*fp32",
+            "out_ptr": "*fp32",
+            "n_elements": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        constexprs={"BLOCK_SIZE": 1024},
+        aligned=("x_ptr", "scanned_sums_ptr", "out_ptr", "n_elements"),
+        shows="pass 3: the block scan crosses warps through shared memory",
+    ),
+]
+
+_TRANSPOSE_SIGNATURE = {
+    "x_ptr": "*fp32",
+    "out_ptr": "*fp32",
+    "M": "i32",
+    "N": "i32",
+    "stride_xm": "i32",
+    "stride_xn": "constexpr",  # 1 for a contiguous x: the JIT makes it a constant
+}
+_TRANSPOSE_ALIGNED = ("x_ptr", "out_ptr", "M", "N", "stride_xm")
+SPECS += [
+    Spec(
+        kernel="transpose",
+        build="naive-fp32",
+        function="transpose_v1_kernel",
+        signature={**_TRANSPOSE_SIGNATURE, "BLOCK_N": "constexpr"},
+        constexprs={"stride_xn": 1, "BLOCK_N": 256},
+        aligned=_TRANSPOSE_ALIGNED,
+        shows="contiguous 128-bit loads, but one 32-bit store per element",
+    ),
+    Spec(
+        kernel="transpose",
+        build="tiled-fp32",
+        function="transpose_v2_kernel",
+        signature={
+            **_TRANSPOSE_SIGNATURE,
+            "BLOCK_M": "constexpr",
+            "BLOCK_N": "constexpr",
+        },
+        constexprs={"stride_xn": 1, "BLOCK_M": 64, "BLOCK_N": 64},
+        aligned=_TRANSPOSE_ALIGNED,
+        shows="the tile is transposed through shared memory, so stores are 128-bit too",
     ),
 ]
 

@@ -161,3 +161,46 @@ def test_unknown_kernel_name_is_rejected(capsys):
     with pytest.raises(SystemExit):
         artifacts.main(["no_such_kernel"])
     assert "unknown kernels ['no_such_kernel']" in capsys.readouterr().err
+
+
+def _sass(kernel, build):
+    return load_build(kernel, build)["sass_opcodes"]
+
+
+def test_reduction_reads_128_bits_and_reduces_with_shuffles():
+    # 4096 fp32 over 256 threads: 16 per thread, four 16-byte loads each.
+    fp32 = _sass("reduction", "fp32-aligned")
+    assert fp32.get("LDG.E.128") == 4 and "LDG.E" not in fp32
+    assert fp32.get("SHFL.BFLY", 0) > 0  # the tree inside each warp
+    assert any(op.startswith("BAR.SYNC") for op in fp32)  # then across warps
+    assert fp32.get("STG.E") == 1  # one partial per program
+    bf16 = _sass("reduction", "bf16-aligned")
+    assert bf16.get("LDG.E.128") == 2
+
+
+def test_scan_block_scan_uses_warp_shuffles_and_shared_memory():
+    record = load_build("scan", "apply-carries-fp32")
+    sass = record["sass_opcodes"]
+    assert sass.get("SHFL.UP", 0) > 0  # the scan inside each warp
+    assert record["shared_bytes"] > 0  # warp totals cross through shared
+    assert sass.get("LDG.E.128") == 2 and sass.get("STG.E.128") == 2
+    assert sass.get("LDG.E") == 1  # the carry: one scalar load
+
+
+def test_transpose_tiled_stores_128_bits_and_naive_does_not():
+    naive = load_build("transpose", "naive-fp32")
+    tiled = load_build("transpose", "tiled-fp32")
+    assert not any(op.startswith("STG.E.") for op in naive["sass_opcodes"])
+    assert naive["sass_opcodes"].get("STG.E", 0) > 0
+    assert tiled["sass_opcodes"].get("STG.E.128", 0) > 0
+    assert tiled["sass_opcodes"].get("LDG.E.128", 0) > 0
+    # The 64 x 64 fp32 tile is staged through shared memory.
+    assert tiled["shared_bytes"] == 64 * 64 * 4
+
+
+@pytest.mark.parametrize("kernel", ["reduction", "scan", "transpose"])
+def test_memory_bound_kernels_never_spill(kernel):
+    for record in artifacts.load_artifact(kernel)["builds"]:
+        assert record["spill_store_bytes"] == 0, record["build"]
+        assert record["spill_load_bytes"] == 0, record["build"]
+        assert record["local_bytes"] == 0, record["build"]
