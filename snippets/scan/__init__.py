@@ -1,0 +1,2 @@
+"""Pure-Python models of parallel prefix scans
+(docs/reference/parallel-prefix-scan.md)."""
