@@ -249,8 +249,9 @@ def facts_reading(path: Path = ARTIFACT) -> str:
     if not shapes:
         sentences.append(
             "The SASS has no HGMMA instruction: this build does not use "
-            "Hopper's warpgroup matrix multiply, so it cannot approach the "
-            "tensor-core peak the ridge point assumes."
+            "Hopper's warpgroup matrix multiply, so the tensor-core peak "
+            "behind the ridge point is the wrong yardstick for it until "
+            "the tile shape or dtype is fixed."
         )
     for opcode, (m, n, k) in shapes.items():
         count = build["sass_opcodes"][opcode]
