@@ -1,5 +1,6 @@
 """Coalescing and fusion counts, and the pencil model of program order."""
 
+import numpy as np
 import pytest
 
 from snippets.matmul import claims, program_order
@@ -79,3 +80,54 @@ def test_wave_reading_follows_the_numbers():
     assert "At 4096³ a row of tiles is only 16 tiles long" in text
     # A grouping that changes nothing is called so.
     assert "same" in program_order.wave_reading(128, 256, 1)
+
+
+def kernel_section(name: str) -> str:
+    """The text of one snippet section of kernels/matmul.py, dedented."""
+    import textwrap
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[3] / "kernels" / "matmul.py").read_text()
+    start = source.index(f"# --8<-- [start:{name}]")
+    end = source.index(f"# --8<-- [end:{name}]")
+    body = source[source.index("\n", start) + 1 : source.rindex("\n", 0, end) + 1]
+    return textwrap.dedent(body)
+
+
+class _StubTl:
+    """Just enough of triton.language to run the tiles section in Python."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def program_id(self, axis):
+        return self.pid
+
+    @staticmethod
+    def cdiv(a, b):
+        return -(-a // b)
+
+    @staticmethod
+    def arange(start, stop):
+        return np.arange(start, stop)
+
+
+@pytest.mark.parametrize("tiles_m,tiles_n,group_m", [(6, 3, 4), (5, 7, 8), (9, 2, 1)])
+def test_python_replica_matches_the_kernels_tiles_section(tiles_m, tiles_n, group_m):
+    # Run the kernel's own `tiles` section with a stub `tl`, program by
+    # program, and compare its (tile_m, tile_n) with program_order's.
+    code = kernel_section("tiles")
+    BM = BN = 16
+    for pid in range(tiles_m * tiles_n):
+        scope = {
+            "tl": _StubTl(pid),
+            "M": tiles_m * BM - 3,  # ragged: the last tile row is partial
+            "N": tiles_n * BN,
+            "BLOCK_M": BM,
+            "BLOCK_N": BN,
+            "BLOCK_K": 16,
+            "GROUP_M": group_m,
+        }
+        exec(code, scope)
+        expected = program_order.program_tile(pid, tiles_m, tiles_n, group_m)
+        assert (scope["tile_m"], scope["tile_n"]) == expected, pid
