@@ -1,0 +1,216 @@
+"""The benchmark runner (scripts/bench.py) on the CPU.
+
+One tiny sweep of one kernel runs the whole CPU path (torch.compile included,
+which costs seconds on first use); the rest tests the pieces directly.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from scripts import bench, bench_embed
+
+ROOT = Path(__file__).resolve().parents[2]
+SWEEP = ["residual_add_relu", "--device", "cpu", "--profile", "tiny"]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two runs of the tiny CPU sweep into one folder."""
+    out = tmp_path_factory.mktemp("bench")
+    args = [*SWEEP, "--out", str(out), "--no-progress", "--seed", "11"]
+    first_code = bench.main(args)
+    first = sorted(out.glob("*.json"))
+    first_bytes = first[0].read_bytes()
+    second_code = bench.main(args)
+    return out, first_code, second_code, first[0], first_bytes
+
+
+def test_cpu_sweep_writes_a_valid_cpu_file(two_runs):
+    out, code, _, path, _ = two_runs
+    assert code == bench.EXIT_OK
+    result = bench_embed.load_result(path)  # validates every field
+    data = result.data
+    assert data["run_status"] == "complete"
+    assert data["identity"]["device_kind"] == "cpu"
+    assert data["identity"]["argv"][:5] == SWEEP
+    assert "-cpu-tiny-" in path.name
+    assert data["settings"]["timer"] == "host-perf-counter"
+    assert set(data["ceilings"]) >= {"copy", "matmul"}
+    digest = bench.sha256_file(ROOT / "kernels" / "residual_add_relu.py")
+    sources = data["kernels"]["residual_add_relu"]["sources"]
+    assert sources == {"kernels/residual_add_relu.py": digest}
+    rows = {r["provider"]: r for r in data["rows"]}
+    assert set(rows) == {"eager", "compile", "triton"}
+    for name in ("eager", "compile"):
+        row = rows[name]
+        assert row["timed"] and row["status"] == "ok" and row["correct"]
+        assert row["correct_after_timing"]
+        assert len(row["samples_ms"]) == row["rounds"] * row["repeats"]
+        assert row["p20_ms"] <= row["median_ms"] <= row["p80_ms"]
+        assert row["labels"] == ["CPU host timing"]
+        assert row["fraction_of_ceiling"] is None
+        assert row["warmup_ms"] >= bench_embed.METHOD["warmup_ms"]
+    triton = rows["triton"]
+    assert triton["status"] == "interpreter-correctness-only" and triton["correct"]
+    assert not triton["timed"]
+    assert not {"median_ms", "samples_ms", "first_call_ms"} & set(triton)
+    assert triton["triton_config"]["BLOCK_SIZE"] > 0
+    text = bench_embed.kernel_results("residual_add_relu", results_dir=out)
+    assert "No GPU measurement has been published yet" in text
+
+
+def test_second_run_never_overwrites_the_first(two_runs):
+    out, _, second_code, first_path, first_bytes = two_runs
+    assert second_code == bench.EXIT_OK
+    files = sorted(out.glob("*.json"))
+    assert len(files) == 2
+    assert first_path.read_bytes() == first_bytes
+    assert not list(out.glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_writer_picks_a_new_name_when_the_stem_is_taken(tmp_path):
+    first = bench.ResultWriter(tmp_path, "same-stem")
+    second = bench.ResultWriter(tmp_path, "same-stem")
+    path_a = first.write({"run": "a", "rows": []})
+    path_b = second.write({"run": "b", "rows": []})
+    assert path_a.name == "same-stem.json" and path_b.name == "same-stem-2.json"
+    first.write({"run": "a", "rows": [1]})  # rewrites only its own file
+    assert json.loads(path_a.read_text()) == {"run": "a", "rows": [1]}
+    assert json.loads(path_b.read_text())["run"] == "b"
+
+
+def test_no_cuda_gives_its_own_exit_code_and_names_the_cpu_option():
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run(
+        [sys.executable, "scripts/bench.py", "--device", "cuda"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == bench.EXIT_NO_CUDA == 3
+    assert "no CUDA device" in done.stderr and "--device cpu" in done.stderr
+
+
+def test_unknown_kernel_is_a_usage_error(capsys):
+    assert bench.main(["no_such_kernel", "--device", "cpu"]) == bench.EXIT_USAGE
+    assert "no_such_kernel" in capsys.readouterr().err
+
+
+def gpu_rows(medians, bytes_moved=3_000_000_000, working_set=3_000_000_000):
+    base = {
+        "kernel": "residual_add_relu",
+        "bytes_moved": bytes_moved,
+        "flops": 1,
+        "working_set_bytes": working_set,
+        "timed": True,
+        "status": "ok",
+    }
+    kinds = {"eager": "eager", "compile": "compile", "triton": "triton"}
+    return [
+        {**base, "provider": p, "provider_kind": kinds[p], "median_ms": m}
+        for p, m in medians.items()
+    ]
+
+
+CEILINGS = {
+    "copy": {"bandwidth_bytes_per_s": 4e12, "best_bandwidth_bytes_per_s": 4e12},
+    "matmul": {"flop_rate_per_s": 8e14},
+}
+
+
+def test_impossible_time_is_flagged_not_published():
+    spec = bench.REGISTRY["residual_add_relu"]
+    # 3 GB cannot move in 0.3 ms at 4 TB/s (0.75 ms at least).
+    rows = gpu_rows({"eager": 1.3, "compile": 0.8, "triton": 0.3})
+    bench.finish_rows(spec, rows, "cuda", CEILINGS, 60_000_000)
+    triton = rows[2]
+    assert triton["status"] == bench.STATUS_IMPLAUSIBLE
+    assert not triton["plausible"]
+    assert any(f.startswith("impossible") for f in triton["flags"])
+    assert any(f.startswith("suspect") for f in triton["flags"])
+    assert rows[0]["plausible"] and rows[0]["status"] == "ok"
+    assert rows[0]["labels"] == ["HBM-bound"]
+    assert rows[1]["fraction_of_ceiling"] == pytest.approx(3e9 / 0.8e-3 / 4e12)
+
+
+def test_plausible_speedups_are_not_flagged():
+    spec = bench.REGISTRY["residual_add_relu"]
+    rows = gpu_rows({"eager": 1.3, "compile": 0.8, "triton": 0.78})
+    bench.finish_rows(spec, rows, "cuda", CEILINGS, 60_000_000)
+    assert all(r["flags"] == [] and r["status"] == "ok" for r in rows)
+
+
+def test_check_output_rejects_wrong_values_shapes_dtypes_and_nan():
+    truth = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
+    bound = 1e-6 * truth.abs()
+    good = torch.tensor([1.0, -2.0, 3.0])
+    assert bench.check_output(good, truth, torch.float32, bound)["correct"]
+    cases = {
+        "outside the error bound": torch.tensor([1.0, -2.0, 3.1]),
+        "shape": torch.tensor([1.0, -2.0]),
+        "dtype": good.double(),
+        "NaN": torch.tensor([1.0, float("nan"), 3.0]),
+        "not a tensor": [1.0, -2.0, 3.0],
+    }
+    for reason, out in cases.items():
+        verdict = bench.check_output(out, truth, torch.float32, bound)
+        assert not verdict["correct"], reason
+        assert reason in verdict["reason"]
+
+
+def test_broken_launcher_is_recorded_incorrect_and_not_timed(monkeypatch):
+    import kernels.residual_add_relu as module
+
+    class Broken:
+        residual_add_relu_ref = staticmethod(module.residual_add_relu_ref)
+        bytes_moved = staticmethod(module.bytes_moved)
+        flops = staticmethod(module.flops)
+
+        @staticmethod
+        def residual_add_relu(x, residual):
+            return torch.relu(x + residual)[:, :-1]  # drops the last column
+
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)  # keep it fast
+    spec = bench.REGISTRY["residual_add_relu"]
+    settings = {"rounds": 3, "repeats_per_round": 1, "warmup_ms": 0.0, "flush_bytes": 0}
+    ceilings = {
+        "copy": {"bandwidth_bytes_per_s": 1e9},
+        "matmul": {"flop_rate_per_s": 1e9},
+    }
+    rows = bench.run_shape(
+        spec, Broken, {"rows": 3, "cols": 5}, "cpu", 1, ceilings, None, settings
+    )
+    by_provider = {r["provider"]: r for r in rows}
+    assert by_provider["triton"]["status"] == bench.STATUS_INCORRECT
+    assert "shape" in by_provider["triton"]["reason"]
+    assert not by_provider["triton"]["timed"]
+    assert by_provider["eager"]["status"] == "ok" and by_provider["eager"]["timed"]
+
+
+@pytest.mark.parametrize("name", bench.available_kernels())
+def test_registry_matches_each_kernel_module(name):
+    import importlib
+
+    spec = bench.REGISTRY[name]
+    module = importlib.import_module(f"kernels.{name}")
+    assert callable(getattr(module, spec.launcher))
+    assert callable(
+        getattr(module, f"{name}_ref", None) or getattr(module, f"{spec.launcher}_ref")
+    )
+    for profile in bench.PROFILES:
+        assert spec.shapes[profile], f"{name} has no {profile} shapes"
+        for params in spec.shapes[profile]:
+            moved, flops = spec.model(module, params, 2)
+            assert moved > 0 and flops >= 0
+    # Quick shapes are HBM-sized on an H200 (L2 about 60 MB): >= 4x L2.
+    (quick,) = spec.shapes["quick"]
+    moved, _ = spec.model(module, quick, spec.dtype_cuda.itemsize)
+    assert moved >= 4 * 60 * 2**20 or spec.metric == "flops"
