@@ -172,8 +172,15 @@ def method_value(name: str) -> str:
 
 
 def profile_rounds(profile: str) -> str:
+    """How many timed calls a profile makes per provider and shape."""
+    if profile not in PROFILE_ROUNDS:
+        raise KeyError(f"profile_rounds: no profile {profile!r}")
     rounds, repeats = PROFILE_ROUNDS[profile]
     return f"{rounds} rounds of {repeats} timed calls"
+
+
+def schema_version() -> str:
+    return str(SCHEMA_VERSION)
 
 
 # --------------------------------------------------------------------------
@@ -629,36 +636,33 @@ def all_results(
     results_dir: Path | None = None,
     root: Path = ROOT,
 ) -> str:
-    """Every result file: identity, software, ceilings, a download link."""
+    """Every result file, newest first: identity, software, device,
+    ceilings and a download link."""
     results = load_results(results_dir, root)
     if not results:
         return "No result files have been committed yet.\n"
-    lines = [
-        "| Result file | Started (UTC) | Device | Profile | Commit | Status | Rows |",
-        "| --- | --- | --- | --- | --- | --- | ---: |",
-    ]
+    blocks = []
     for result in reversed(results):
         identity = result.data["identity"]
         link = _relative(page_url, raw_site_path(result))
-        lines.append(
-            f'| <a href="{link}" download>{html.escape(result.name)}</a> '
-            f"| {date_text(result)} | {html.escape(device_text(result))} "
-            f"| {identity['profile']} | `{commit_text(result)}` "
-            f"| {result.data['run_status']} | {len(result.data['rows'])} |"
-        )
-    lines += [
-        "",
-        "| Result file | Software | Copy ceiling (median, best) "
-        "| Matmul ceiling (median, best) | Datasheet | sha256 |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for result in reversed(results):
-        lines.append(
-            f"| {html.escape(result.name)} | {software_text(result)} "
-            f"| {_ceiling_cell(result, 'copy')} | {_ceiling_cell(result, 'matmul')} "
-            f"| {_datasheet_cell(result)} | `{result.sha256}` |"
-        )
-    return "\n".join(lines) + "\n"
+        kind = "GPU run" if result.on_gpu else "CPU run (not device speed)"
+        kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
+        lines = [
+            f'**<a href="{link}" download>{html.escape(result.name)}</a>** · {kind}',
+            "",
+            f"- Identity: commit `{commit_text(result)}`, started "
+            f"{date_text(result)}, profile `{identity['profile']}`, run "
+            f"{result.data['run_status']}, {len(result.data['rows'])} rows "
+            f"({kernels})",
+            f"- Device: {html.escape(device_text(result))}",
+            f"- Software: {software_text(result)}",
+            f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
+            f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
+            f"- Datasheet: {_datasheet_cell(result)}",
+            f"- sha256: `{result.sha256}`",
+        ]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
 
 
 def _ceiling_cell(result: Result, which: str) -> str:
@@ -687,7 +691,7 @@ def _ceiling_cell(result: Result, which: str) -> str:
 def _datasheet_cell(result: Result) -> str:
     sheet = (result.data.get("ceilings") or {}).get("datasheet")
     if not sheet:
-        return "—"
+        return "none on record for this device"
     return (
         f"{format_rate(sheet['bandwidth_bytes_per_s'], 'bandwidth')}, "
         f"{format_rate(sheet['bf16_dense_flop_per_s'], 'flops')} bf16 dense "
@@ -720,11 +724,16 @@ SVG_RC = {
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
+def _plain_number(value: float, _position) -> str:
+    return f"{value:g}"
+
+
 def render_svg(result: Result, kernel: str) -> bytes:
     key = ("svg", result.sha256, kernel)
     if key in _cache:
         return _cache[key]
     import matplotlib
+    from matplotlib import ticker
     from matplotlib.figure import Figure
 
     meta = result.data["kernels"][kernel]
@@ -757,8 +766,10 @@ def render_svg(result: Result, kernel: str) -> bytes:
                     y = work / (row["median_ms"] * 1e-3) / scale
                     high = work / (row["p20_ms"] * 1e-3) / scale
                     low = work / (row["p80_ms"] * 1e-3) / scale
-                else:
-                    y, low, high = row["median_ms"], row["p20_ms"], row["p80_ms"]
+                else:  # host time in µs
+                    y, low, high = (
+                        1e3 * row[key] for key in ("median_ms", "p20_ms", "p80_ms")
+                    )
                 xs.append(j - 0.4 + width * (i + 0.5))
                 ys.append(y)
                 lows.append(y - low)
@@ -788,8 +799,11 @@ def render_svg(result: Result, kernel: str) -> bytes:
             ax.set_ylim(bottom=0)
             title = f"{kernel} on {result.data['device']['name']}"
         else:
-            ax.set_ylabel("host time, ms (median, p20–p80 bars)")
+            ax.set_ylabel("host time, µs (median, p20–p80 bars)")
             ax.set_yscale("log")
+            ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_plain_number))
+            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
             title = f"{kernel}: CPU host timing (not device speed)"
         ax.set_title(title)
         ax.set_xticks(range(len(shapes)))

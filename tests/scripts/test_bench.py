@@ -214,3 +214,28 @@ def test_registry_matches_each_kernel_module(name):
     (quick,) = spec.shapes["quick"]
     moved, _ = spec.model(module, quick, spec.dtype_cuda.itemsize)
     assert moved >= 4 * 60 * 2**20 or spec.metric == "flops"
+
+
+PAGE = ROOT / "docs" / "reference" / "benchmarks.md"
+
+
+def test_benchmarks_page_states_the_runners_exit_codes():
+    import re
+
+    table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", PAGE.read_text(), re.M))
+    codes = {
+        bench.EXIT_OK: "every row correct",
+        bench.EXIT_USAGE: "usage error",
+        bench.EXIT_NO_CUDA: "no CUDA device",
+        bench.EXIT_BAD_ROWS: "a row was incorrect",
+        bench.EXIT_INTERRUPTED: "interrupted",
+    }
+    assert set(map(int, table)) == set(codes)
+    for code, words in codes.items():
+        assert words in table[str(code)]
+
+
+def test_benchmarks_page_embeds_every_registered_kernel():
+    text = PAGE.read_text()
+    for name in bench.REGISTRY:
+        assert f'kernel_results("{name}")' in text
