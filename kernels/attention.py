@@ -1,0 +1,253 @@
+"""Attention forward, FlashAttention style: ``softmax(q k^T / sqrt(D)) v``.
+
+Versions
+    ``attention_kernel``: one program per ``BLOCK_M`` queries of one (batch,
+    head). It walks the keys ``BLOCK_N`` at a time, keeping per query a running
+    max ``m``, a running sum ``l`` of ``exp(score - m)`` and an unnormalized
+    output ``acc``; when ``m`` grows, ``l`` and ``acc`` are rescaled by
+    ``exp(old m - new m)`` (Dao et al., FlashAttention, 2022, and
+    FlashAttention-2, 2023). The S x S score matrix never leaves the chip.
+    Tiles that need no mask (below the causal diagonal, inside S) run a
+    mask-free step; only the diagonal and ragged-end tiles pay for masks.
+
+Contract
+    ``q``, ``k``, ``v`` of one shape (B, H, S, D), one dtype (float32, float16
+    or bfloat16) and one device; any S >= 1; any head dimension D from 16 to
+    128 (D that is not a power of two is zero-padded to one inside the
+    kernel); ``causal`` a bool (query i sees keys 0..i). Scale 1 / sqrt(D).
+    Scores, softmax and the output sum are float32; the probabilities are
+    rounded to the input dtype for the second product (as FlashAttention
+    does), float32 inputs use IEEE float32 dot products. Inputs that are not
+    contiguous are copied first. The result is a new contiguous tensor of
+    q's shape and dtype; inputs are never written.
+    Non-finite values: a NaN in q row i makes output row i NaN; a NaN in k
+    row j makes NaN every row that sees key j (all rows, or rows i >= j when
+    causal: masked scores are replaced, not multiplied by zero, so masked
+    NaN does not leak); a NaN in v row j makes NaN at least every row that
+    sees key j. A +inf in k[j, d] gives query i a +inf score, hence a NaN
+    row, where q[i, d] > 0, and a -inf score, hence weight 0, where
+    q[i, d] < 0, as in the reference. Large finite scores do not overflow.
+    Anything else raises ``TypeError`` or ``ValueError`` naming the argument.
+
+Configs (fixed, so compiled artifacts are reproducible)
+    16-bit, D <= 64: 128 x 64 tiles, 4 warps, 3 stages. 16-bit, D > 64:
+    128 x 64 tiles, 8 warps, 3 stages. float32: 32 x 16 tiles, 4 warps, 2
+    stages (IEEE float32 products use FMA units and registers; larger tiles
+    spill). The interpreter runs the same configs.
+
+Napkin math
+    ``bytes_moved``: read q, k, v once and write the output once,
+    4 * B * H * S * D * itemsize. ``flops``: two matrix products of
+    2 * S * S * D each per (batch, head), 4 * B * H * S * S * D; causal
+    attention needs the scores on and below the diagonal, S * (S + 1) / 2 of
+    the S * S, so its count is 4 * B * H * D * S * (S + 1) / 2. Softmax work
+    is not counted. Per byte that is about S / 2 flops (non-causal, 2-byte
+    floats): compute-bound for long sequences.
+"""
+
+import math
+from dataclasses import dataclass
+
+import torch
+import triton
+import triton.language as tl
+
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
+# exp(x) = exp2(x * log2(e)), and exp2 is one instruction on the GPU.
+LOG2_E = math.log2(math.e)
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    BLOCK_M: int  # queries per program
+    BLOCK_N: int  # keys per step
+    num_warps: int
+    num_stages: int
+
+
+def config_for(dtype: torch.dtype, head_dim: int) -> AttentionConfig:
+    """The fixed launch config for one dtype and head dimension."""
+    if dtype == torch.float32:
+        # IEEE float32 dots run on the FMA units with operands in registers;
+        # bigger tiles spill at D = 128 (see the compiled artifact).
+        return AttentionConfig(32, 16, num_warps=4, num_stages=2)
+    if head_dim <= 64:
+        return AttentionConfig(128, 64, num_warps=4, num_stages=3)
+    return AttentionConfig(128, 64, num_warps=8, num_stages=3)
+
+
+def attention_ref(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
+) -> torch.Tensor:
+    """Eager attention in the inputs' dtype; float64 inputs give an oracle."""
+    scores = (q @ k.transpose(-2, -1)) * q.shape[-1] ** -0.5
+    if causal:
+        S = q.shape[-2]
+        sees = torch.ones(S, S, dtype=torch.bool, device=q.device).tril()
+        scores = scores.masked_fill(~sees, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+@triton.jit
+def _attend(
+    acc, m_i, l_i, q, k_ptrs, v_ptrs, offs_m, offs_n, d_in, S, qk_scale,
+    start, stop, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr, DOT_PRECISION: tl.constexpr,
+    INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    """Fold keys start..stop (BLOCK_N at a time) into acc, m_i and l_i."""
+    for n0 in range(start, stop, BLOCK_N):
+        key = n0 + offs_n
+        kv_mask = d_in[None, :]  # broadcast over keys by tl.load
+        if MASKED:
+            kv_mask = kv_mask & (key < S)[:, None]
+        k = tl.load(k_ptrs + n0 * HEAD_DIM, mask=kv_mask, other=0.0)
+        v = tl.load(v_ptrs + n0 * HEAD_DIM, mask=kv_mask, other=0.0)
+        if INTERPRETED:  # the CPU interpreter cannot tl.dot bfloat16 tiles
+            k = k.to(tl.float32)
+            v = v.to(tl.float32)
+        # Scores in log2 units: exp2(s) below equals exp(q.k / sqrt(D)).
+        s = tl.dot(q, tl.trans(k), input_precision=DOT_PRECISION) * qk_scale
+        if MASKED:
+            keep = (key < S)[None, :]
+            if CAUSAL:
+                keep = keep & (key[None, :] <= offs_m[:, None])
+            s = tl.where(keep, s, -float("inf"))  # select: a NaN score drops
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp2(m_i - m_new)  # rescales terms taken against m_i
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(v.dtype), v, acc, input_precision=DOT_PRECISION)
+        m_i = m_new
+    return acc, m_i, l_i
+
+
+@triton.jit
+def attention_kernel(
+    q_ptr, k_ptr, v_ptr, out_ptr, S, qk_scale,
+    HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    CAUSAL: tl.constexpr, DOT_PRECISION: tl.constexpr,
+    INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    tile_m = tl.program_id(axis=0)
+    # Contiguous (B, H, S, D): head bh starts bh * S * D elements in.
+    head = tl.program_id(axis=1).to(tl.int64) * S * HEAD_DIM
+    offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, BLOCK_D)
+    d_in = offs_d < HEAD_DIM  # False only in the padding of a D like 80
+    q_ptrs = q_ptr + head + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+    q_mask = (offs_m[:, None] < S) & d_in[None, :]
+    q = tl.load(q_ptrs, mask=q_mask, other=0.0)
+    if INTERPRETED:
+        q = q.to(tl.float32)
+    kv_offs = head + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+    # Keys below `free_end` need no mask: inside S and, when causal, at or
+    # below the diagonal for every query of this tile.
+    if CAUSAL:
+        free_end = tile_m * BLOCK_M  # a multiple of BLOCK_N, below S
+        stop = tl.minimum((tile_m + 1) * BLOCK_M, S)
+    else:
+        free_end = S // BLOCK_N * BLOCK_N
+        stop = S
+    acc, m_i, l_i = _attend(
+        acc, m_i, l_i, q, k_ptr + kv_offs, v_ptr + kv_offs, offs_m, offs_n,
+        d_in, S, qk_scale, 0, free_end, HEAD_DIM, BLOCK_N,
+        False, CAUSAL, DOT_PRECISION, INTERPRETED,
+    )  # fmt: skip
+    acc, m_i, l_i = _attend(
+        acc, m_i, l_i, q, k_ptr + kv_offs, v_ptr + kv_offs, offs_m, offs_n,
+        d_in, S, qk_scale, free_end, stop, HEAD_DIM, BLOCK_N,
+        True, CAUSAL, DOT_PRECISION, INTERPRETED,
+    )  # fmt: skip
+    # Every query sees key 0, so l_i > 0 unless a NaN or +inf arrived.
+    out = acc / l_i[:, None]
+    out_ptrs = out_ptr + head + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+    tl.store(out_ptrs, out.to(out_ptr.dtype.element_ty), mask=q_mask)
+
+
+def validate(q: object, k: object, v: object, causal: object) -> None:
+    """Raise TypeError or ValueError naming the bad argument; launch nothing."""
+    for name, value in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(value, torch.Tensor):
+            kind = type(value).__name__
+            raise TypeError(f"{name} must be a torch.Tensor, got {kind}")
+        if value.dtype not in SUPPORTED_DTYPES:
+            allowed = "float32, float16 or bfloat16"
+            raise TypeError(f"{name} has dtype {value.dtype}; use {allowed}")
+    if q.dim() != 4:
+        shape = tuple(q.shape)
+        raise ValueError(f"q must be 4-D (B, H, S, D), got shape {shape}")
+    for name, value in (("k", k), ("v", v)):
+        if value.dtype != q.dtype:
+            dtypes = f"{value.dtype} but q has {q.dtype}"
+            raise TypeError(f"{name} has dtype {dtypes}")
+        if value.shape != q.shape:
+            raise ValueError(
+                f"{name} has shape {tuple(value.shape)} but q has "
+                f"{tuple(q.shape)}; this kernel needs them equal"
+            )
+        if value.device != q.device:
+            devices = f"{value.device} but q is on {q.device}"
+            raise ValueError(f"{name} is on {devices}")
+    if not MIN_HEAD_DIM <= q.shape[-1] <= MAX_HEAD_DIM:
+        raise ValueError(
+            f"q has head dimension D={q.shape[-1]}; supported: "
+            f"{MIN_HEAD_DIM} to {MAX_HEAD_DIM}"
+        )
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
+
+
+def attention_with_config(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    causal: bool,
+    config: AttentionConfig,
+) -> torch.Tensor:
+    """Attention with the given tiles (tests use small tiles on small S)."""
+    validate(q, k, v, causal)
+    if config.BLOCK_M % config.BLOCK_N:
+        raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
+    B, H, S, D = q.shape
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    out = torch.empty_like(q)
+    if out.numel() == 0:
+        return out
+    grid = (triton.cdiv(S, config.BLOCK_M), B * H)
+    attention_kernel[grid](
+        q, k, v, out, S, LOG2_E / math.sqrt(D),
+        HEAD_DIM=D, BLOCK_D=max(16, triton.next_power_of_2(D)),
+        BLOCK_M=config.BLOCK_M, BLOCK_N=config.BLOCK_N, CAUSAL=causal,
+        DOT_PRECISION="ieee" if q.dtype == torch.float32 else "tf32",
+        INTERPRETED=q.device.type == "cpu",  # CPU tensors run interpreted
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )  # fmt: skip
+    return out
+
+
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
+) -> torch.Tensor:
+    """Scaled dot-product attention over (B, H, S, D) tensors."""
+    validate(q, k, v, causal)
+    config = config_for(q.dtype, q.shape[-1])
+    return attention_with_config(q, k, v, causal, config)
+
+
+def bytes_moved(B: int, H: int, S: int, D: int, itemsize: int) -> int:
+    """Least traffic: read q, k and v once, write the output once."""
+    return 4 * B * H * S * D * itemsize
+
+
+def flops(B: int, H: int, S: int, D: int, causal: bool) -> int:
+    """Two products (q k^T, then p v) of 2 * D flops per visible score."""
+    visible_scores = S * (S + 1) // 2 if causal else S * S
+    return 4 * B * H * D * visible_scores

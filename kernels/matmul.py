@@ -1,0 +1,211 @@
+"""Matrix multiplication ``C = A @ B`` as one tiled Triton kernel.
+
+Versions
+    ``matmul_kernel``: each program computes one ``BLOCK_M x BLOCK_N`` tile of
+    C, stepping through K by ``BLOCK_K`` with a float32 accumulator. The
+    program order is a launch parameter: ``GROUP_M = 1`` walks the output tiles
+    row by row (the plain order); ``GROUP_M > 1`` walks bands of ``GROUP_M``
+    tile rows column by column, so programs that run at the same time share
+    rows of A and columns of B in L2 (the grouped order).
+
+Contract
+    ``a`` (M, K) and ``b`` (K, N), both float32, float16 or bfloat16 with the
+    same dtype, on one device, any strides, any M, N, K >= 0 (masks cover the
+    ragged edges); each operand and the output must span fewer than 2**31
+    elements (offsets are int32). Products are summed in float32 and the
+    result is rounded once to the input dtype. float32 inputs get IEEE
+    float32 products (``input_precision="ieee"``, like torch's default), not
+    TF32. The result is a new contiguous (M, N) tensor; inputs are never
+    written. NaN and Inf follow IEEE arithmetic term by term: a NaN in row i
+    of A makes row i of C NaN, an Inf times a zero gives NaN. Anything else
+    raises ``TypeError`` or ``ValueError`` naming the argument, before any
+    launch.
+
+Configs (fixed: no autotuning, so compiled artifacts are reproducible)
+    bfloat16 and float16: 128 x 256 x 64 tiles, GROUP_M 8, 8 warps (two
+    warpgroups of 64 rows each), 3 pipeline stages. A 64-wide K step is four
+    16-deep warpgroup MMA steps (wgmma) on sm_90a; three stages of A and B
+    tiles take 3 * (128 + 256) * 64 * 2 bytes = 144 KiB of shared memory.
+    float32: 64 x 64 x 32 tiles, GROUP_M 8, 4 warps, 3 stages; IEEE float32
+    dot products run on the FMA units, not the tensor cores.
+    The interpreter uses the same configs: its cost is mostly per operation
+    (a few milliseconds per loop step), not per element, so big tiles are
+    cheap there too.
+
+Napkin math
+    ``flops``: one multiply and one add per term, 2 * M * N * K.
+    ``bytes_moved``: the least traffic, A and B read once and C written once,
+    (M * K + K * N + M * N) * itemsize. Tiles read more than that from L2:
+    every program loads a BLOCK_M x K strip of A and a K x BLOCK_N strip of B,
+    so the grid requests M * N * K * (1 / BLOCK_N + 1 / BLOCK_M) elements of
+    operands; bigger tiles mean fewer requests per flop.
+"""
+
+from dataclasses import dataclass
+
+import torch
+import triton
+import triton.language as tl
+
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+@dataclass(frozen=True)
+class MatmulConfig:
+    """Tile sizes, program order and launch options for one dtype."""
+
+    BLOCK_M: int
+    BLOCK_N: int
+    BLOCK_K: int
+    GROUP_M: int
+    num_warps: int
+    num_stages: int
+
+
+_HALF = MatmulConfig(128, 256, 64, GROUP_M=8, num_warps=8, num_stages=3)
+_FLOAT = MatmulConfig(64, 64, 32, GROUP_M=8, num_warps=4, num_stages=3)
+CONFIGS = {torch.bfloat16: _HALF, torch.float16: _HALF, torch.float32: _FLOAT}
+# 16-bit inputs ignore this; float32 gets exact float32 products, not TF32.
+DOT_PRECISION = {
+    torch.bfloat16: "tf32",
+    torch.float16: "tf32",
+    torch.float32: "ieee",
+}
+
+
+def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The answer every version must match: eager PyTorch."""
+    return a @ b
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr, DOT_PRECISION: tl.constexpr,
+    INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    # --8<-- [start:tiles]
+    pid = tl.program_id(axis=0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    # A band is GROUP_M rows of tiles. Consecutive programs walk down a band
+    # before moving right, so the tiles in flight share A rows and B columns.
+    programs_per_band = GROUP_M * tiles_n
+    band = pid // programs_per_band
+    first_tile_m = band * GROUP_M
+    band_height = min(tiles_m - first_tile_m, GROUP_M)  # last band may be short
+    pos_in_band = pid % programs_per_band
+    tile_m = first_tile_m + pos_in_band % band_height
+    tile_n = pos_in_band // band_height
+    offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    # --8<-- [end:tiles]
+    # --8<-- [start:masks]
+    # Rows past M and columns past N exist only in the last tile row and
+    # column; they load zeros and are never stored.
+    row_in = offs_m < M
+    col_in = offs_n < N
+    # --8<-- [end:masks]
+    # --8<-- [start:k-loop]
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        # The last K step may run past K: those terms must load as zeros,
+        # or they add whatever memory lies beyond each row of A.
+        k_in = offs_k < K - k0
+        a = tl.load(a_ptrs, mask=row_in[:, None] & k_in[None, :], other=0.0)
+        b = tl.load(b_ptrs, mask=k_in[:, None] & col_in[None, :], other=0.0)
+        if INTERPRETED:  # the CPU interpreter cannot tl.dot bfloat16 tiles
+            a = a.to(tl.float32)  # exact, so the sum is the same float32 sum
+            b = b.to(tl.float32)
+        acc = tl.dot(a, b, acc, input_precision=DOT_PRECISION)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    # --8<-- [end:k-loop]
+    # --8<-- [start:store]
+    c = acc.to(c_ptr.dtype.element_ty)  # one rounding, after the whole sum
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, c, mask=row_in[:, None] & col_in[None, :])
+    # --8<-- [end:store]
+
+
+def validate(a: object, b: object) -> None:
+    """Raise TypeError or ValueError naming the bad argument; launch nothing."""
+    for name, value in (("a", a), ("b", b)):
+        if not isinstance(value, torch.Tensor):
+            kind = type(value).__name__
+            raise TypeError(f"{name} must be a torch.Tensor, got {kind}")
+        if value.dtype not in SUPPORTED_DTYPES:
+            allowed = "float32, float16 or bfloat16"
+            raise TypeError(f"{name} has dtype {value.dtype}; use {allowed}")
+        if value.dim() != 2:
+            shape = tuple(value.shape)
+            raise ValueError(f"{name} must be 2-D, got shape {shape}")
+    if b.dtype != a.dtype:
+        raise TypeError(f"b has dtype {b.dtype} but a has {a.dtype}")
+    if b.shape[0] != a.shape[1]:
+        raise ValueError(
+            f"b has {b.shape[0]} rows but a has {a.shape[1]} columns; "
+            "a (M, K) @ b (K, N) needs them equal"
+        )
+    if b.device != a.device:
+        raise ValueError(f"b is on {b.device} but a is on {a.device}")
+    for name, value in (("a", a), ("b", b)):
+        # The kernel forms element offsets in int32.
+        if max_offset(value) >= 2**31:
+            raise ValueError(f"{name} spans 2**31 elements or more")
+    if a.shape[0] * b.shape[1] >= 2**31:
+        raise ValueError("a and b give an output of 2**31 elements or more")
+
+
+def max_offset(t: torch.Tensor) -> int:
+    """The farthest element from t's first one, in elements."""
+    extents = zip(t.shape, t.stride(), strict=True)
+    return sum((size - 1) * abs(step) for size, step in extents)
+
+
+# --8<-- [start:launcher]
+def matmul_with_config(
+    a: torch.Tensor, b: torch.Tensor, config: MatmulConfig
+) -> torch.Tensor:
+    """``a @ b`` with the given tiles (tests use small ones on small shapes)."""
+    validate(a, b)
+    (M, K), N = a.shape, b.shape[1]
+    c = torch.empty((M, N), dtype=a.dtype, device=a.device)
+    if c.numel() == 0:
+        return c  # nothing to launch; K == 0 still launches and writes zeros
+    grid = (triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N),)
+    matmul_kernel[grid](
+        a, b, c, M, N, K,
+        a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1),
+        BLOCK_M=config.BLOCK_M, BLOCK_N=config.BLOCK_N,
+        BLOCK_K=config.BLOCK_K, GROUP_M=config.GROUP_M,
+        DOT_PRECISION=DOT_PRECISION[a.dtype],
+        INTERPRETED=a.device.type == "cpu",  # CPU tensors run interpreted
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )  # fmt: skip
+    return c
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Return ``a @ b`` for 2-D ``a`` (M, K) and ``b`` (K, N)."""
+    validate(a, b)
+    # One fixed config per dtype: no autotuning, so a compiled artifact
+    # shows exactly the code that runs.
+    return matmul_with_config(a, b, CONFIGS[a.dtype])
+    # --8<-- [end:launcher]
+
+
+def bytes_moved(M: int, N: int, K: int, itemsize: int) -> int:
+    """Ideal traffic: read A and B once, write C once."""
+    return (M * K + K * N + M * N) * itemsize
+
+
+def flops(M: int, N: int, K: int) -> int:
+    """One multiply and one add for each of the M * N * K terms."""
+    return 2 * M * N * K
