@@ -248,6 +248,168 @@ SPECS += [
 ]
 
 
+# matmul, softmax, attention: the configs their launchers use on a GPU
+# (tests/scripts/test_artifacts.py checks the two agree).
+
+
+def _matmul_spec(dtype: str, build: str, aligned: bool, shows: str) -> Spec:
+    half = dtype in ("bf16", "fp16")
+    pointers = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{dtype}"}
+    ints = ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")
+    unit_strides = ("stride_ak", "stride_bn", "stride_cn")  # 1: row-major
+    signature = {
+        **pointers,
+        "M": "i32", "N": "i32", "K": "i32",
+        "stride_am": "i32", "stride_ak": "constexpr",
+        "stride_bk": "i32", "stride_bn": "constexpr",
+        "stride_cm": "i32", "stride_cn": "constexpr",
+        "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr",
+        "GROUP_M": "constexpr", "DOT_PRECISION": "constexpr",
+        "INTERPRETED": "constexpr",
+    }  # fmt: skip
+    tiles = (
+        dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64)
+        if half
+        else dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    )
+    return Spec(
+        kernel="matmul",
+        build=build,
+        function="matmul_kernel",
+        signature=signature,
+        constexprs={
+            **dict.fromkeys(unit_strides, 1),
+            **tiles,
+            "GROUP_M": 8,
+            "DOT_PRECISION": "tf32" if half else "ieee",
+            "INTERPRETED": False,
+        },
+        aligned=(*pointers, *ints) if aligned else (),
+        num_warps=8 if half else 4,
+        num_stages=3,
+        shows=shows,
+    )
+
+
+SPECS += [
+    _matmul_spec(
+        "bf16", "bf16-aligned", True,
+        "two warpgroups issue wgmma m64n256k16 (HGMMA), four per 64-deep K "
+        "step, fed by 16-byte cp.async copies in a 3-stage pipeline",
+    ),
+    _matmul_spec("fp16", "fp16-aligned", True, "fp16: the same wgmma shape"),
+    _matmul_spec(
+        "fp32", "fp32-aligned", True,
+        "IEEE float32 products: FFMA on the CUDA cores, no tensor cores",
+    ),
+    _matmul_spec(
+        "bf16", "bf16-unaligned", False,
+        "no 16-byte hints: one 2-byte load per element, no cp.async pipeline",
+    ),
+]  # fmt: skip
+
+
+def _softmax_spec(function: str, dtype: str, block: int, warps: int, build: str,
+                  shows: str) -> Spec:  # fmt: skip
+    return Spec(
+        kernel="softmax",
+        build=build,
+        function=function,
+        signature={
+            "x_ptr": f"*{dtype}",
+            "out_ptr": f"*{dtype}",
+            "cols": "i32",
+            "x_row_stride": "i32",
+            "out_row_stride": "i32",
+            "BLOCK": "constexpr",
+        },
+        constexprs={"BLOCK": block},
+        aligned=("x_ptr", "out_ptr", "cols", "x_row_stride", "out_row_stride"),
+        num_warps=warps,
+        num_stages=1,
+        shows=shows,
+    )
+
+
+SPECS += [
+    _softmax_spec(
+        "softmax_v1_kernel", "fp32", 4096, 8, "v1-fp32-4096",
+        "fused: 128-bit loads, the row's max and sum through warp shuffles",
+    ),
+    _softmax_spec(
+        "softmax_v1_kernel", "bf16", 16384, 16, "v1-bf16-16384",
+        "the widest fused row: 32 values per thread, still no spills",
+    ),
+    _softmax_spec(
+        "softmax_v2_kernel", "bf16", 4096, 8, "v2-bf16-4096",
+        "online: two loops over 4096-wide chunks, 128-bit loads",
+    ),
+]  # fmt: skip
+
+
+def _attention_spec(dtype: str, head_dim: int, causal: bool, build: str,
+                    shows: str) -> Spec:  # fmt: skip
+    if dtype == "fp32":
+        block_m, block_n, warps, stages = 32, 16, 4, 2
+    else:
+        block_m, block_n, stages = 128, 64, 3
+        warps = 4 if head_dim <= 64 else 8
+    return Spec(
+        kernel="attention",
+        build=build,
+        function="attention_kernel",
+        signature={
+            "q_ptr": f"*{dtype}",
+            "k_ptr": f"*{dtype}",
+            "v_ptr": f"*{dtype}",
+            "out_ptr": f"*{dtype}",
+            "S": "i32",
+            "qk_scale": "fp32",
+            "HEAD_DIM": "constexpr",
+            "BLOCK_D": "constexpr",
+            "BLOCK_M": "constexpr",
+            "BLOCK_N": "constexpr",
+            "CAUSAL": "constexpr",
+            "DOT_PRECISION": "constexpr",
+            "INTERPRETED": "constexpr",
+        },
+        constexprs={
+            "HEAD_DIM": head_dim,
+            "BLOCK_D": max(16, 1 << (head_dim - 1).bit_length()),
+            "BLOCK_M": block_m,
+            "BLOCK_N": block_n,
+            "CAUSAL": causal,
+            "DOT_PRECISION": "ieee" if dtype == "fp32" else "tf32",
+            "INTERPRETED": False,
+        },
+        aligned=("q_ptr", "k_ptr", "v_ptr", "out_ptr", "S"),
+        num_warps=warps,
+        num_stages=stages,
+        shows=shows,
+    )
+
+
+SPECS += [
+    _attention_spec(
+        "bf16", 128, False, "bf16-d128",
+        "S = QK^T and O += PV both on wgmma; exp2 on the MUFU unit; no spills",
+    ),
+    _attention_spec(
+        "bf16", 128, True, "bf16-d128-causal",
+        "causal: the masked diagonal step adds selects, still no spills",
+    ),
+    _attention_spec("fp16", 64, True, "fp16-d64-causal", "D = 64: 4 warps"),
+    _attention_spec(
+        "bf16", 80, False, "bf16-d80",
+        "D = 80 padded to 128 inside the kernel, masked loads",
+    ),
+    _attention_spec(
+        "fp32", 128, False, "fp32-d128",
+        "IEEE float32 on FMA units; 32 x 16 tiles keep it from spilling",
+    ),
+]  # fmt: skip
+
+
 # ---------------------------------------------------------------- reading
 
 

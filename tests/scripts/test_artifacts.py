@@ -204,3 +204,161 @@ def test_memory_bound_kernels_never_spill(kernel):
         assert record["spill_store_bytes"] == 0, record["build"]
         assert record["spill_load_bytes"] == 0, record["build"]
         assert record["local_bytes"] == 0, record["build"]
+
+
+# ------------------------------------------------ matmul, softmax, attention
+
+
+def _spec(kernel, build):
+    return next(s for s in SPECS if (s.kernel, s.build) == (kernel, build))
+
+
+def _assert_no_spills(record):
+    assert record["spill_store_bytes"] == 0, record["build"]
+    assert record["spill_load_bytes"] == 0, record["build"]
+    assert record["local_bytes"] == 0, record["build"]
+
+
+def test_matmul_artifacts_are_built_with_the_launcher_configs():
+    import torch
+
+    import kernels.matmul as mm
+
+    builds = {
+        "bf16-aligned": torch.bfloat16,
+        "fp16-aligned": torch.float16,
+        "fp32-aligned": torch.float32,
+    }
+    for build, dtype in builds.items():
+        spec, config = _spec("matmul", build), mm.CONFIGS[dtype]
+        for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"):
+            assert spec.constexprs[name] == getattr(config, name), (build, name)
+        assert spec.num_warps == config.num_warps, build
+        assert spec.num_stages == config.num_stages, build
+        assert spec.constexprs["DOT_PRECISION"] == mm.DOT_PRECISION[dtype]
+        assert spec.constexprs["INTERPRETED"] is False
+
+
+@pytest.mark.parametrize(
+    "build, sass_op, ptx_types",
+    [
+        ("bf16-aligned", "HGMMA.64x256x16.F32.BF16", "f32.bf16.bf16"),
+        ("fp16-aligned", "HGMMA.64x256x16.F32", "f32.f16.f16"),
+    ],
+)
+def test_matmul_16_bit_uses_hopper_warpgroup_mma(build, sass_op, ptx_types):
+    record = load_build("matmul", build)
+    sass, ptx = record["sass_opcodes"], record["ptx_opcodes"]
+    tile = record["constexprs"]
+    # Two warpgroups of 4 warps each own 64 of the 128 rows; one wgmma covers
+    # 64 x 256 x 16, so a 64-deep K step takes four, issued once in the loop.
+    assert record["num_warps"] == 8 and tile["BLOCK_M"] == 2 * 64
+    k_steps = tile["BLOCK_K"] // 16
+    assert sass.get(sass_op) == k_steps
+    assert ptx.get(f"wgmma.mma_async.sync.aligned.m64n256k16.{ptx_types}") == k_steps
+    assert not any(op.startswith("HMMA") for op in sass)  # not Ampere's mma
+    # Operands reach shared memory by 16-byte asynchronous copies (cp.async,
+    # LDGSTS), three stages of an A tile and a B tile.
+    assert sass.get("LDGSTS.E.BYPASS.128", 0) > 0
+    stage_bytes = (tile["BLOCK_M"] + tile["BLOCK_N"]) * tile["BLOCK_K"] * 2
+    assert record["shared_bytes"] == record["num_stages"] * stage_bytes
+    assert sass.get("STG.E.128", 0) > 0
+    _assert_no_spills(record)
+
+
+def test_matmul_fp32_runs_on_fma_units_not_tensor_cores():
+    record = load_build("matmul", "fp32-aligned")
+    sass, tile = record["sass_opcodes"], record["constexprs"]
+    # No HGMMA (Hopper) or HMMA (Ampere) matrix op. HFMA2.MMA, if present,
+    # is an ordinary FMA issued on another pipe, not a tensor core op.
+    assert not any(op.startswith(("HGMMA", "HMMA")) for op in sass)
+    # IEEE float32: every multiply-add of a K step is an FFMA, spread over
+    # the 128 threads.
+    threads = 32 * record["num_warps"]
+    fmas = tile["BLOCK_M"] * tile["BLOCK_N"] * tile["BLOCK_K"] // threads
+    assert sass.get("FFMA") == fmas
+    _assert_no_spills(record)
+
+
+def test_matmul_without_alignment_hints_loads_one_element_at_a_time():
+    record = load_build("matmul", "bf16-unaligned")
+    sass, tile = record["sass_opcodes"], record["constexprs"]
+    # Still wgmma, but fed by 2-byte loads through registers: no cp.async,
+    # a single shared-memory stage, and the register file overflows.
+    assert sass.get("HGMMA.64x256x16.F32.BF16") == tile["BLOCK_K"] // 16
+    assert sass.get("LDG.E.U16", 0) > 0
+    wide_global = ("LDGSTS", "LDG.E.128", "STG.E.128")
+    assert not any(op.startswith(wide_global) for op in sass)
+    stage_bytes = (tile["BLOCK_M"] + tile["BLOCK_N"]) * tile["BLOCK_K"] * 2
+    assert record["shared_bytes"] == stage_bytes
+    assert record["spill_store_bytes"] > 0
+
+
+def test_softmax_artifacts_are_built_with_the_launcher_configs():
+    import kernels.softmax as sm
+
+    widest = _spec("softmax", "v1-bf16-16384")
+    assert widest.constexprs["BLOCK"] == sm.FUSED_MAX_BLOCK
+    assert widest.num_warps == sm.fused_num_warps(sm.FUSED_MAX_BLOCK)
+    fused = _spec("softmax", "v1-fp32-4096")
+    assert fused.num_warps == sm.fused_num_warps(fused.constexprs["BLOCK"])
+    online = _spec("softmax", "v2-bf16-4096")
+    assert online.constexprs["BLOCK"] == sm.ONLINE_BLOCK
+    assert online.num_warps == sm.ONLINE_WARPS
+
+
+@pytest.mark.parametrize(
+    "build, itemsize, loops",
+    [("v1-fp32-4096", 4, 1), ("v1-bf16-16384", 2, 1), ("v2-bf16-4096", 2, 2)],
+)
+def test_softmax_moves_16_bytes_per_access_and_never_spills(build, itemsize, loops):
+    record = load_build("softmax", build)
+    sass = record["sass_opcodes"]
+    threads = 32 * record["num_warps"]
+    bytes_per_thread = record["constexprs"]["BLOCK"] // threads * itemsize
+    # One 128-bit load per 16 bytes a thread holds, in each pass over x;
+    # one 128-bit store per 16 bytes in the single writing pass.
+    assert sass.get("LDG.E.128") == loops * bytes_per_thread // 16
+    assert sass.get("STG.E.128") == bytes_per_thread // 16
+    assert sass.get("MUFU.EX2", 0) > 0  # exp is computed as exp2
+    _assert_no_spills(record)
+
+
+def test_attention_artifacts_are_built_with_the_launcher_configs():
+    import torch
+
+    import kernels.attention as at
+
+    dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+    for spec in (s for s in SPECS if s.kernel == "attention"):
+        dtype = dtypes[spec.signature["q_ptr"].lstrip("*")]
+        config = at.config_for(dtype, spec.constexprs["HEAD_DIM"])
+        assert spec.constexprs["BLOCK_M"] == config.BLOCK_M, spec.build
+        assert spec.constexprs["BLOCK_N"] == config.BLOCK_N, spec.build
+        assert spec.num_warps == config.num_warps, spec.build
+        assert spec.num_stages == config.num_stages, spec.build
+
+
+def test_attention_never_spills():
+    records = artifacts.load_artifact("attention")["builds"]
+    assert {r["build"] for r in records} >= {"bf16-d128", "fp32-d128"}
+    for record in records:
+        _assert_no_spills(record)
+
+
+def test_attention_16_bit_runs_both_products_on_warpgroup_mma():
+    for record in artifacts.load_artifact("attention")["builds"]:
+        ptx, tile = record["ptx_opcodes"], record["constexprs"]
+        wgmma = [op for op in ptx if op.startswith("wgmma.mma_async")]
+        if record["build"].startswith("fp32"):
+            assert not wgmma, record["build"]
+            continue
+        # q k^T: (BLOCK_M x BLOCK_D) by (BLOCK_D x BLOCK_N); p v: (BLOCK_M x
+        # BLOCK_N) by (BLOCK_N x BLOCK_D). Each shows up as a wgmma shape.
+        shapes = {op.split(".")[4] for op in wgmma}
+        assert f"m64n{tile['BLOCK_N']}k16" in shapes, record["build"]
+        assert f"m64n{tile['BLOCK_D']}k16" in shapes, record["build"]
+        # Shared memory: q once, plus k and v tiles for every pipeline stage.
+        kv_tiles = 2 * tile["BLOCK_N"] * record["num_stages"]
+        smem = (tile["BLOCK_M"] + kv_tiles) * tile["BLOCK_D"] * 2
+        assert record["shared_bytes"] == smem, record["build"]
