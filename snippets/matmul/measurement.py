@@ -152,12 +152,11 @@ def reading_of(result: dict | None, source_note: str = "") -> str:
     kind = (result.get("identity") or {}).get("device_kind") or device.get("kind")
     if kind == "cpu":
         return (
-            "The only result so far is a CPU run, shown to make the pipeline "
-            "visible: its eager and torch.compile times are host timings on "
-            f"{device.get('name') or 'a CPU'}, and the custom kernel ran in "
-            "the Triton interpreter, checked for correct values and not "
-            "timed. It says nothing about speed on a GPU. No GPU measurement "
-            "of matmul has been published yet."
+            "The only matmul result so far is that CPU run, on "
+            f"{device.get('name') or 'an unnamed CPU'}: it shows the pipeline "
+            "works and that the kernel's values are right in the interpreter, "
+            "and it says nothing about speed on a GPU. No GPU measurement of "
+            "matmul has been published yet."
         )
     software = result.get("software") or {}
     header = (

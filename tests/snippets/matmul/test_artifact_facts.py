@@ -160,3 +160,41 @@ def test_sm90_text():
     assert f.sm90_text("warpgroup") == "4 warps"
     with pytest.raises(ValueError, match="unknown limit"):
         f.sm90_text("l2")
+
+
+def with_unaligned_build(artifact: dict) -> dict:
+    unaligned = copy.deepcopy(artifact["builds"][0])
+    unaligned.update(build="bf16-unaligned", aligned=[], registers=255)
+    unaligned.update(spill_store_bytes=348, spill_load_bytes=320)
+    unaligned["sass_opcodes"] = {
+        "HGMMA.64x256x16.F32.BF16": 4,
+        "LDG.E.U16": 96,
+        "STS.U16": 96,
+    }
+    artifact["builds"].append(unaligned)
+    return artifact
+
+
+def test_builds_table_lists_every_build(tmp_path, artifact):
+    path = write(tmp_path, with_unaligned_build(artifact))
+    table = f.builds_table(path)
+    assert table.count("\n") == 3  # header, rule, two builds
+    assert "| `bf16-aligned` | `LDGSTS.E.BYPASS.128` × 36 |" in table
+    assert "| `bf16-unaligned` | `LDG.E.U16` × 96 |" in table
+    assert "| 255 | 144 KiB | 668 bytes |" in table
+
+
+def test_alignment_reading_compares_the_two_bf16_builds(tmp_path, artifact):
+    path = write(tmp_path, with_unaligned_build(artifact))
+    text = f.alignment_reading(path)
+    assert "loads with `LDG.E.U16` × 96 where the aligned build uses" in text
+    assert "`LDGSTS.E.BYPASS.128` × 36" in text
+    assert "255 registers instead of 206 and spills 668 bytes" in text
+
+
+def test_alignment_reading_needs_both_builds_and_a_difference(tmp_path, artifact):
+    assert f.alignment_reading(FIXTURE) == ""  # only the aligned build
+    assert f.alignment_reading(tmp_path / "none.json") == ""
+    same = with_unaligned_build(copy.deepcopy(artifact))
+    same["builds"][1]["sass_opcodes"] = dict(same["builds"][0]["sass_opcodes"])
+    assert "changes nothing" in f.alignment_reading(write(tmp_path, same))
