@@ -380,7 +380,7 @@ def sass_excerpt(path: Path = ARTIFACT, before: int = 2, after: int = 4) -> str:
     return "```text\n" + "\n".join(window) + "\n```"
 
 
-def kernel_wave(path: Path = ARTIFACT, part: str = "table") -> str:
+def kernel_wave(part: str = "table", path: Path = ARTIFACT) -> str:
     """The program-order table (or its reading) for the compiled tile and
     the number of programs the artifact says run at once."""
     artifact = load_artifact(path)
@@ -410,3 +410,4 @@ if __name__ == "__main__":
     print(builds_table())
     print(alignment_reading())
     print(kernel_wave())
+    print(kernel_wave("reading"))

@@ -76,7 +76,7 @@ def test_missing_artifact_gives_a_note_not_an_error(tmp_path):
     assert f.staleness_note(missing) == ""
     assert "no compiled artifact" in f.facts_reading(missing)
     assert "not compiled yet" in f.tile_text(missing)
-    assert "needs the compiled artifact" in f.kernel_wave(missing)
+    assert "needs the compiled artifact" in f.kernel_wave("table", missing)
 
 
 def test_stale_artifact_is_flagged(tmp_path, artifact):
@@ -142,11 +142,11 @@ def test_programs_per_sm_takes_the_tighter_limit():
 
 
 def test_wave_uses_the_compiled_tile_and_programs():
-    assert f.kernel_wave(FIXTURE, "programs") == "132"
-    table = f.kernel_wave(FIXTURE)
+    assert f.kernel_wave("programs", FIXTURE) == "132"
+    table = f.kernel_wave("table", FIXTURE)
     assert "| 8192 | bands of 8 | 8 | 17 |" in table
     with pytest.raises(ValueError, match="part must be"):
-        f.kernel_wave(FIXTURE, "plot")
+        f.kernel_wave("plot", FIXTURE)
 
 
 def test_sass_excerpt_is_a_fenced_block_around_the_first_hgmma():
