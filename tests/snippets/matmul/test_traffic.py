@@ -202,3 +202,30 @@ def test_every_worked_value_renders():
     names = t.worked_value.__doc__.split("one of:")[1].replace("\n", " ")
     for name in (n.strip(" .") for n in names.split(",")):
         assert t.worked_value(name)
+
+
+def test_the_pages_comparisons_hold_for_the_worked_example():
+    # The prose around the worked numbers compares them in words; these are
+    # the comparisons it makes, so a change of WORKED cannot make it false.
+    from snippets.matmul.artifact_facts import SM90_REGISTERS_PER_SM
+
+    w, s = t.WORKED, t.WORKED_ITEMSIZE
+    M, N, K, BM, BN = (w[k] for k in ("M", "N", "K", "BM", "BN"))
+    flops = t.matmul_flops(M, N, K)
+    compute_s = flops / t.H200_BF16_DENSE_FLOP_PER_S
+    requested = t.requested_bytes(M, N, K, BM, BN, s)
+    ideal = t.ideal_bytes(M, N, K, s)
+    bw = t.H200_HBM_BYTES_PER_S
+    # "moving the requested bytes would take ... while the arithmetic takes"
+    assert requested / bw > compute_s
+    # "far more than HBM can deliver"
+    assert requested / compute_s > 2 * bw
+    # "needs only ... of HBM time"
+    assert ideal / bw < compute_s
+    # "more than the whole register file of a Hopper SM"
+    b = t.smallest_square_tile_over_ridge(2, t.H200_BF16_RIDGE)
+    assert t.accumulator_bytes(b, b) > 4 * SM90_REGISTERS_PER_SM
+    # "no tile that fits on chip escapes it": every row of the table
+    for tile_m, tile_n, _ in t.TABLE_TILES:
+        intensity = flops / t.requested_bytes(M, N, K, tile_m, tile_n, s)
+        assert t.limit_name(intensity) == "memory-bound"
