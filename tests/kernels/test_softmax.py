@@ -24,16 +24,21 @@ from kernels.testing import (
 )
 
 # Why each dtype's bound is what it is. The oracle is float64 softmax of the
-# same inputs. In float32 every output carries the relative error of one exp
-# (its argument x - max is rounded, and scaled by log2(e) on a GPU, each
-# costing up to |x - max| * 2**-24 with |x - max| < 40 here) plus that of the
-# row sum (a tree and per-lane chains of at most ~64 adds): about 150 * 2**-24,
-# so rtol 1e-5. The 16-bit outputs add their one rounding on the store.
-FP32_RTOL = 1e-5
+# same inputs. Outputs under 1e-30 are compared absolutely (they may be
+# subnormal or flush to 0); the others have x - max > -69, since
+# exp(-69) < 1e-30. Each carries the relative error of its exp argument
+# (x - max rounded, then scaled by log2(e) on a GPU: 2 * 69 * 2**-24 at
+# most), of a GPU's approximate exp2 (about 2**-22) and of the row sum (a
+# tree plus per-lane chains, under 64 adds deep: 64 * 2**-24): below
+# 220 * 2**-24, about 1.3e-5, so rtol 2e-5. The 16-bit outputs add their
+# one rounding on the store.
+FP32_RTOL = 2e-5
 TOLERANCES = {
     torch.float32: Tolerance(
-        1e-30, FP32_RTOL, "exp argument rounding + sum order; outputs "
-        "under 1e-30 may be float32 subnormals or underflow to 0"
+        1e-30,
+        FP32_RTOL,
+        "exp argument rounding + sum order; outputs "
+        "under 1e-30 may be float32 subnormals or underflow to 0",
     ),
     torch.float16: Tolerance(
         2.0**-24,
