@@ -505,6 +505,27 @@ def results_table(result: Result, kernel: str) -> str:
     return "\n".join(lines)
 
 
+def row_notes(result: Result, kernel: str) -> list[str]:
+    """Flags, failures and shapes that could not run, one bullet each."""
+    notes = []
+    for row in result.data["rows"]:
+        if row["kernel"] != kernel:
+            continue
+        where = f"{row['shape_text']} {row['dtype']}, {row['provider']}"
+        for flag in row.get("flags") or []:
+            notes.append(f"- {where}: {flag}")
+        if row["status"] in ("incorrect", "error"):
+            why = row.get("reason") or row.get("error") or "no reason recorded"
+            notes.append(f"- {where}: {row['status']}: {why}")
+    for failure in result.data.get("shape_errors") or []:
+        if failure.get("kernel") == kernel:
+            notes.append(
+                f"- {failure.get('shape_text', '?')}: could not run: "
+                f"{failure.get('error', '?')}"
+            )
+    return [html.escape(note, quote=False) for note in notes]
+
+
 def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
     """What changed in the kernel's source since the run, one line per file."""
     recorded = result.data["kernels"][kernel]["sources"]
@@ -619,6 +640,9 @@ def kernel_results(
     if meta.get("eager_is"):
         legend += f" Eager here is {meta['eager_is']}."
     blocks.append(legend)
+    notes = row_notes(result, kernel)
+    if notes:
+        blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))
     alt = f"{kernel}: {'achieved rate' if result.on_gpu else 'host time'} per shape"
     blocks.append(
         '<figure class="bench-plot">\n'

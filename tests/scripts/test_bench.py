@@ -4,6 +4,7 @@ One tiny sweep of one kernel runs the whole CPU path (torch.compile included,
 which costs seconds on first use); the rest tests the pieces directly.
 """
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -179,7 +180,12 @@ def test_broken_launcher_is_recorded_incorrect_and_not_timed(monkeypatch):
             return torch.relu(x + residual)[:, :-1]  # drops the last column
 
     monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)  # keep it fast
-    spec = bench.REGISTRY["residual_add_relu"]
+    # A library baseline that is off: still timed (it is what we compare
+    # against), but flagged; the broken custom kernel is never timed.
+    spec = dataclasses.replace(
+        bench.REGISTRY["residual_add_relu"],
+        library={"off_by_one": lambda x, r: torch.relu(x + r) + 1},
+    )
     settings = {"rounds": 3, "repeats_per_round": 1, "warmup_ms": 0.0, "flush_bytes": 0}
     ceilings = {
         "copy": {"bandwidth_bytes_per_s": 1e9},
@@ -193,6 +199,10 @@ def test_broken_launcher_is_recorded_incorrect_and_not_timed(monkeypatch):
     assert "shape" in by_provider["triton"]["reason"]
     assert not by_provider["triton"]["timed"]
     assert by_provider["eager"]["status"] == "ok" and by_provider["eager"]["timed"]
+    assert by_provider["eager"]["flags"] == []
+    off = by_provider["off_by_one"]
+    assert off["status"] == "ok" and off["timed"] and not off["correct"]
+    assert off["flags"][0].startswith("baseline outside the error bound")
 
 
 @pytest.mark.parametrize("name", bench.available_kernels())

@@ -186,13 +186,24 @@ def test_flagged_and_incorrect_rows_show_no_time(tree):
     root, results, _ = tree
     data = json.loads((FIXTURES / "gpu_valid.json").read_text())
     data["rows"][5]["status"] = "implausible"
+    data["rows"][5]["flags"] = ["impossible: median below the copy bound"]
     data["rows"][4]["status"] = "incorrect"
+    data["rows"][4]["reason"] = "12 elements outside the error bound"
+    data["shape_errors"] = [
+        {"kernel": "fixture_add", "shape_text": "9×9", "error": "OutOfMemoryError"}
+    ]
     (results / "flagged.json").write_text(json.dumps(data))
     text = render("fixture_add", tree)
     row = next(line for line in text.splitlines() if line.startswith("| 20000"))
     assert "**flagged**" in row and "**incorrect**" in row
     assert "1.25 ms" not in row and "1.3 ms" not in row
     assert row.split("|")[-3].strip() == "—"  # no R without a valid Triton time
+    assert (
+        "- 20000×10000 bfloat16, triton: impossible: median below the copy bound"
+        in text
+    )
+    assert "compile: incorrect: 12 elements outside the error bound" in text
+    assert "- 9×9: could not run: OutOfMemoryError" in text
 
 
 def test_svg_is_byte_identical_across_renders(tree):
