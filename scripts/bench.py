@@ -730,11 +730,12 @@ def run_shape(spec, module, params, device, seed, ceilings, l2_bytes, settings):
     itemsize = inputs[0].element_size()
     bytes_moved, flops = spec.model(module, params, itemsize)
 
-    # The float64 truth, from copies, so no provider can touch it.
+    # The float64 truth, from copies, so no provider can touch it. The
+    # copies are exact, so they also tell whether a provider wrote into
+    # its inputs.
     inputs64 = tuple(t.to(torch.float64) for t in inputs)
     truth = reference(*inputs64, **kwargs)
     bound = spec.error_bound(inputs64, truth, dtype, params)
-    del inputs64
 
     torch._dynamo.reset()  # a fresh compile per shape: no dynamic recompiles
     compiled = torch.compile(reference, dynamic=False)
@@ -778,9 +779,12 @@ def run_shape(spec, module, params, device, seed, ceilings, l2_bytes, settings):
             row.update(status=STATUS_ERROR, error=_error_text(exc), correct=False)
             continue
         check = check_output(out, truth, dtype, bound)
+        del out
+        if not inputs_unchanged(inputs, inputs64):
+            restore_inputs(inputs, inputs64)  # pristine for the next provider
+            check.update(correct=False, reason="it wrote into its inputs")
         row.update(check)
         row["flags"] = []
-        del out
         if not check["correct"]:
             if kind == "triton":  # the kernel under test: never timed
                 row["status"] = STATUS_INCORRECT
@@ -822,9 +826,26 @@ def run_shape(spec, module, params, device, seed, ceilings, l2_bytes, settings):
                     "baseline outside the error bound after timing: "
                     + after.get("reason", "")
                 )
+        if not inputs_unchanged(inputs, inputs64):
+            for name in results:
+                rows[name]["flags"].append("inputs changed during the timed calls")
+                if rows[name]["provider_kind"] == "triton":
+                    rows[name]["status"] = STATUS_INCORRECT
     last_out.clear()
     finish_rows(spec, list(rows.values()), device, ceilings, l2_bytes)
     return list(rows.values())
+
+
+def inputs_unchanged(inputs, exact_copies) -> bool:
+    return all(
+        torch.equal(t.to(torch.float64), c)
+        for t, c in zip(inputs, exact_copies, strict=True)
+    )
+
+
+def restore_inputs(inputs, exact_copies) -> None:
+    for t, c in zip(inputs, exact_copies, strict=True):
+        t.copy_(c.to(t.dtype))
 
 
 def finish_rows(spec, rows, device, ceilings, l2_bytes):
@@ -1108,7 +1129,12 @@ def run(args, names) -> int:
             "device_kind": "cpu" if device == "cpu" else "cuda",
             "seed": seed,
         },
-        "software": software_info(),
+        "software": {
+            **software_info(),
+            # The driver as nvidia-smi reports it; CUDA is the version torch
+            # was built with (torch_cuda above).
+            "driver": dev.get("driver"),
+        },
         "device": dev,
         "settings": {
             **settings,

@@ -417,7 +417,10 @@ def software_text(result: Result) -> str:
     sw = result.data["software"]
     cuda = sw.get("torch_cuda")
     torch_text = f"torch {sw['torch']}" + (f" (CUDA {cuda})" if cuda else "")
-    return f"Python {sw['python']}, {torch_text}, Triton {sw['triton']}"
+    text = f"Python {sw['python']}, {torch_text}, Triton {sw['triton']}"
+    if sw.get("driver"):
+        text += f", driver {sw['driver']}"
+    return text
 
 
 def commit_text(result: Result) -> str:

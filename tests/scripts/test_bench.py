@@ -167,24 +167,48 @@ def test_check_output_rejects_wrong_values_shapes_dtypes_and_nan():
         assert reason in verdict["reason"]
 
 
-def test_broken_launcher_is_recorded_incorrect_and_not_timed(monkeypatch):
+def drops_last_column(x, residual):
+    return torch.relu(x + residual)[:, :-1]
+
+
+def zeroes_its_input(x, residual):
+    out = torch.relu(x + residual)
+    x.zero_()  # right answer, but the caller's tensor is destroyed
+    return out
+
+
+@pytest.mark.parametrize(
+    "launcher, reason",
+    [
+        (drops_last_column, "shape"),
+        (zeroes_its_input, "wrote into its inputs"),
+    ],
+    ids=["wrong-shape", "writes-input"],
+)
+def test_broken_launcher_is_caught(monkeypatch, launcher, reason):
     import kernels.residual_add_relu as module
 
     class Broken:
         residual_add_relu_ref = staticmethod(module.residual_add_relu_ref)
         bytes_moved = staticmethod(module.bytes_moved)
         flops = staticmethod(module.flops)
-
-        @staticmethod
-        def residual_add_relu(x, residual):
-            return torch.relu(x + residual)[:, :-1]  # drops the last column
+        residual_add_relu = staticmethod(launcher)
 
     monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)  # keep it fast
-    # A library baseline that is off: still timed (it is what we compare
-    # against), but flagged; the broken custom kernel is never timed.
+    # Library baselines that are off: still timed (they are what the kernel
+    # is compared against), but flagged; the broken kernel is never timed.
+    calls = []
+
+    def wrong_after_three_calls(x, residual):
+        calls.append(1)
+        return torch.relu(x + residual) * (1 if len(calls) <= 3 else 0.5)
+
     spec = dataclasses.replace(
         bench.REGISTRY["residual_add_relu"],
-        library={"off_by_one": lambda x, r: torch.relu(x + r) + 1},
+        library={
+            "off_by_one": lambda x, r: torch.relu(x + r) + 1,
+            "drifts": wrong_after_three_calls,
+        },
     )
     settings = {"rounds": 3, "repeats_per_round": 1, "warmup_ms": 0.0, "flush_bytes": 0}
     ceilings = {
@@ -195,14 +219,18 @@ def test_broken_launcher_is_recorded_incorrect_and_not_timed(monkeypatch):
         spec, Broken, {"rows": 3, "cols": 5}, "cpu", 1, ceilings, None, settings
     )
     by_provider = {r["provider"]: r for r in rows}
-    assert by_provider["triton"]["status"] == bench.STATUS_INCORRECT
-    assert "shape" in by_provider["triton"]["reason"]
-    assert not by_provider["triton"]["timed"]
+    custom = by_provider["triton"]
+    assert custom["status"] == bench.STATUS_INCORRECT
+    assert reason in custom["reason"]
+    assert not custom["timed"]
     assert by_provider["eager"]["status"] == "ok" and by_provider["eager"]["timed"]
     assert by_provider["eager"]["flags"] == []
     off = by_provider["off_by_one"]
     assert off["status"] == "ok" and off["timed"] and not off["correct"]
     assert off["flags"][0].startswith("baseline outside the error bound")
+    drifts = by_provider["drifts"]  # right at first, wrong in the timed loop
+    assert drifts["correct"] and not drifts["correct_after_timing"]
+    assert drifts["flags"][0].startswith("baseline outside the error bound after")
 
 
 @pytest.mark.parametrize("name", bench.available_kernels())
