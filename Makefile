@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install serve build test test-gpu bench artifacts notebook lint format clean
+.PHONY: help install serve build test test-gpu bench bench-cpu artifacts notebook lint format clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -38,6 +38,9 @@ test-gpu: ## Kernel tests on CUDA tensors, interpreter off (on a GPU machine)
 
 bench: ## Time every kernel on the GPU (full profile) into results/bench/
 	$(or $(wildcard $(BIN)/python),python) scripts/bench.py --profile full
+
+bench-cpu: $(STAMP) ## The same harness on the CPU (tiny sweep; no GPU numbers)
+	$(BIN)/python scripts/bench.py --device cpu --profile tiny
 
 artifacts: $(STAMP) ## Recompile kernels for sm_90a into results/artifacts/
 	$(BIN)/python scripts/artifacts.py

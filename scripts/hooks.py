@@ -245,9 +245,23 @@ def expand_inserts(markdown: str, src: str, page_url: str) -> str:
             ) from exc
 
     return "\n".join(
-        line if in_code else INSERT_RE.sub(replace, line)
+        line if in_code else substitute_outside_code_spans(INSERT_RE, replace, line)
         for line, in_code in lines_with_fence_state(markdown)
     )
+
+
+CODE_SPAN_RE = re.compile(r"(`+)(?:.+?)\1")
+
+
+def substitute_outside_code_spans(pattern: re.Pattern, replace, line: str) -> str:
+    """pattern.sub on the parts of a line outside `inline code` spans."""
+    out, last = [], 0
+    for span in CODE_SPAN_RE.finditer(line):
+        out.append(pattern.sub(replace, line[last : span.start()]))
+        out.append(span.group(0))
+        last = span.end()
+    out.append(pattern.sub(replace, line[last:]))
+    return "".join(out)
 
 
 def lines_with_fence_state(markdown: str):

@@ -81,3 +81,12 @@ def test_failing_insert_names_page_and_placeholder(tmp_path):
     assert result.returncode != 0
     assert "index.md" in result.stderr
     assert "no_such_function" in result.stderr
+
+
+def test_inserts_shown_as_code_are_left_alone(tmp_path):
+    example = f"<!-- insert: {GOOD_INCLUDE}:no_such_function() -->"
+    body = f"Inline: `{example}`\n\n```markdown\n{example}\n```\n"
+    result = build_variant(tmp_path, body)
+    assert result.returncode == 0, result.stderr[-3000:]
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "no_such_function" in html
