@@ -41,6 +41,8 @@ CODE_FILES = (
     ROOT / "snippets" / "tiny_lm" / "checkpoint.py",
 )
 DEFINITION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# The limit for training on two cores, in CPU wall seconds.
+TRAIN_LIMIT_SECONDS = 120
 
 
 # --------------------------------------------------------------------------
@@ -279,6 +281,16 @@ def main(argv: list[str] | None = None) -> int:
         f"held-out loss {record['heldout_loss_initial']:.3f} -> "
         f"{record['heldout_loss_final']:.3f} nats/byte"
     )
+    if record["train_wall_seconds"] > TRAIN_LIMIT_SECONDS:
+        # Other work on the same cores stalls torch's threads; the page
+        # promises training within the limit, so do not keep this run.
+        print(
+            f"training took {record['train_wall_seconds']:.0f} s, over the "
+            f"{TRAIN_LIMIT_SECONDS} s limit: was the machine busy? Run again "
+            "when it is idle (the tests reject this record).",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
