@@ -533,6 +533,17 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
     return markdown
 
 
+def on_page_context(context, page, config, nav, **kwargs):
+    # A notebook's front matter lives in its metadata; give it to the theme.
+    if page.file.src_uri.endswith(".ipynb"):
+        meta = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+        for key in ("access", "description"):
+            value = meta.get("metadata", {}).get(key)
+            if value is not None:
+                page.meta.setdefault(key, value)
+    return context
+
+
 def on_post_page(output: str, page, config, **kwargs):
     level = page_access(page)
     badge = f'<p class="access-line">{access_badge(level)}</p>'
