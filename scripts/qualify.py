@@ -1,0 +1,1209 @@
+"""Qualify a candidate ``residual_add_relu(x, residual)`` against its contract.
+
+Usage (from the repository root)::
+
+    python scripts/qualify.py PATH [--device cpu|cuda] [--json OUT] [--all]
+                              [--timeout SECONDS]
+
+PATH is any Python file that defines ``residual_add_relu(x, residual)`` with
+the contract of ``kernels/residual_add_relu.py`` (see the Kernel Correctness
+Contracts page). The evaluator
+
+1. shows the candidate's source and its sha256 before running any of it;
+2. builds every input itself, and runs the candidate in a separate process
+   (``scripts/qualify_worker.py``; the Triton interpreter on ``--device cpu``)
+   with a timeout per case;
+3. compares what comes back here, in this process, so a candidate cannot
+   patch the comparison; a crash, a hang or an unexpected exception is a
+   rejection with the reason;
+4. prints every case and a verdict.
+
+Exit codes: 0 qualified; 1 rejected (the first failing check and case are
+named; ``--all`` runs every case and lists every failure); 2 harness error
+(no such file, a syntax error, no function ``residual_add_relu``).
+
+Evidence kind: on ``cpu`` the interpreter shows the candidate computes the
+right values for these inputs; it cannot show races, and shapes too large to
+interpret get their launch checked, not their values (the case list says
+which). Nothing here measures speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import atexit
+import hashlib
+import json
+import math
+import os
+import platform
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `python scripts/qualify.py` puts scripts/ first
+    sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from scripts import qualify_worker  # noqa: E402
+from snippets.qualification import adversarial as adv  # noqa: E402
+from snippets.qualification.contract import (  # noqa: E402
+    allowed_ulps,
+    bits_changed,
+    names_argument,
+    nan_mismatch,
+    value_mismatch,
+)
+
+EXIT_QUALIFIED, EXIT_REJECTED, EXIT_HARNESS = 0, 1, 2
+SCHEMA_VERSION = 1
+FUNCTION = qualify_worker.CANDIDATE_FUNCTION
+DEFAULT_TIMEOUT_S = {"cpu": 30.0, "cuda": 180.0}  # per case, per import
+
+# --------------------------------------------------------------------------
+# Checks, in the order a case applies them (the first failure is reported)
+# --------------------------------------------------------------------------
+
+CHECKS = {
+    "completes": "the call returns: no exception, crash or hang on a supported input",
+    "grid-limits": "every launch's grid is one a GPU accepts (x up to "
+    "2**31 - 1 programs, y and z up to 65535)",
+    "launches-kernel": "every call on a non-empty input launches a Triton "
+    "kernel defined in the candidate's file",
+    "output-type": "the result is a plain torch.Tensor of the inputs' shape, "
+    "dtype and device",
+    "output-fresh": "the result shares no memory with an input or with an "
+    "earlier result",
+    "inputs-unchanged": "both inputs' storages are bit-for-bit what they were "
+    "before the call",
+    "values": "every element whose reference is a number matches it within "
+    "the dtype's tolerance",
+    "nan-mask": "every element whose reference is NaN is NaN",
+    "deterministic": "a second call on the same inputs gives the same bits",
+    "error-type": "an unsupported input raises the contract's exception type",
+    "error-message": "the exception's message names the offending argument",
+    "validates-first": "no kernel is launched before the error is raised",
+}
+CHECK_ORDER = list(CHECKS)
+
+
+# --------------------------------------------------------------------------
+# Cases
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    """One call of the candidate, with what the parent needs to judge it."""
+
+    mode: str  # "values", "plan" (launch only) or "error"
+    x: dict | None = None  # the child's input specs (None: reuse)
+    residual: dict | None = None
+    reuse: str | None = None  # "same" tensors again, or "refill" them
+    refill: tuple | None = None  # new values for a refill
+    expect_error: str | None = None  # exception type name, for "error" calls
+    expect_names: tuple[str, ...] = ()  # argument the message must name
+    note: str = ""
+
+    def child_spec(self) -> dict:
+        spec = {}
+        if self.x is not None:
+            spec = {"x": _public(self.x), "residual": _public(self.residual)}
+        if self.refill is not None:
+            spec["refill"] = list(self.refill)
+        return spec
+
+
+def _public(spec: dict) -> dict:
+    return {k: v for k, v in spec.items() if not k.startswith("_")}
+
+
+@dataclass
+class Case:
+    name: str
+    group: str
+    kind: str  # "kernel" or "unsupported"
+    inputs: str  # shape, dtype and layout, for the case table
+    catches: str  # what a broken kernel does that this case exposes
+    build: Callable[[str], list[Call]] = field(repr=False)
+    numel: int = 0  # elements per input, for the cases that can be large
+    launch_plan: Callable[[str], list[Call]] | None = field(default=None, repr=False)
+
+    def launch_only(self, device: str, max_numel: int) -> bool:
+        """Too large to interpret: on the CPU only the launch is checked."""
+        return device == "cpu" and self.launch_plan and self.numel > max_numel
+
+    def calls(self, device: str, max_numel: int) -> list[Call]:
+        if self.launch_only(device, max_numel):
+            return self.launch_plan(device)
+        return self.build(device)
+
+    def mode_on(self, device: str, max_numel: int | None = None) -> str:
+        if self.kind == "unsupported":
+            return "must raise"
+        max_numel = INTERPRETER_MAX_NUMEL if max_numel is None else max_numel
+        return "launch only" if self.launch_only(device, max_numel) else "values"
+
+
+def _seed(*parts) -> int:
+    return adv.seed_for(*parts)
+
+
+def tensor_spec(layout: dict, device: str | None = None) -> dict:
+    spec = {"kind": "strided", **layout}
+    if device:
+        spec["device"] = device
+    return spec
+
+
+def values_call(x_layout: dict, r_layout: dict, note: str = "") -> Call:
+    return Call("values", tensor_spec(x_layout), tensor_spec(r_layout), note=note)
+
+
+def pair(shape, dtype, name, positive=False, note="") -> Call:
+    """Fresh contiguous random inputs."""
+    x = adv.random_values(shape, dtype, _seed(name, "x", positive), positive)
+    r = adv.random_values(shape, dtype, _seed(name, "r", positive), positive)
+    return values_call(adv.contiguous(x), adv.contiguous(r), note)
+
+
+def mixed_and_positive(shape, dtype):
+    def build(device, name=None):
+        # All positive first: an element never written cannot match.
+        return [
+            pair(shape, dtype, (shape, dtype), True, "all positive"),
+            pair(shape, dtype, (shape, dtype), False, "mixed signs"),
+        ]
+
+    return build
+
+
+def one_pair(shape, dtype, positive):
+    def build(device):
+        note = "all positive" if positive else "mixed signs"
+        return [pair(shape, dtype, (shape, dtype, "one"), positive, note)]
+
+    return build
+
+
+def sized(shape, dtype_for, positive=True):
+    """Fresh inputs of a (possibly large) shape, the dtype chosen per device."""
+
+    def build(device):
+        dtype = dtype_for(device)
+        note = "all positive" if positive else "mixed signs"
+        return [pair(shape, dtype, (shape, "sized"), positive, note)]
+
+    return build
+
+
+def plan(shape, dtype_for):
+    """Inputs never read (torch.empty): the launch is recorded, its programs
+    are not run."""
+
+    def build(device):
+        empty = {"kind": "empty", "size": list(shape), "dtype": str(dtype_for(device))}
+        return [Call("plan", empty, dict(empty), note="launch plan only")]
+
+    return build
+
+
+def _filler(count, dtype, seed):
+    return adv.random_values((count,), dtype, seed) * 7  # unlike the inputs
+
+
+def build_transposed(device):
+    shape, dtype = (64, 37), torch.float32
+    calls = []
+    for positive in (False, True):
+        x = adv.random_values(shape, dtype, _seed("t", "x", positive), positive)
+        r = adv.random_values(shape, dtype, _seed("t", "r", positive), positive)
+        note = "all positive" if positive else "mixed signs"
+        calls.append(values_call(adv.transposed(x), adv.transposed(r), note))
+    return calls
+
+
+def build_mixed_layout(device):
+    shape, dtype = (45, 67), torch.float16
+    calls = []
+    for positive in (False, True):
+        x = adv.random_values(shape, dtype, _seed("m", "x", positive), positive)
+        r = adv.random_values(shape, dtype, _seed("m", "r", positive), positive)
+        note = "x transposed, residual row-major"
+        calls.append(values_call(adv.transposed(x), adv.contiguous(r), note))
+    return calls
+
+
+def build_offset(device):
+    shape, dtype = (29, 31), torch.bfloat16
+    x = adv.random_values(shape, dtype, _seed("o", "x"), True)
+    r = adv.random_values(shape, dtype, _seed("o", "r"), True)
+    fill = _filler(64, dtype, _seed("o", "f"))
+    return [values_call(adv.with_offset(x, 7, fill), adv.with_offset(r, 13, fill))]
+
+
+def build_stepped(device):
+    shape, dtype = (23, 41), torch.float32
+    x = adv.random_values(shape, dtype, _seed("s", "x"), True)
+    r = adv.random_values(shape, dtype, _seed("s", "r"), True)
+    fill = _filler(23 * 41 * 3, dtype, _seed("s", "f"))
+    return [values_call(adv.stepped(x, 2, fill), adv.stepped(r, 3, fill))]
+
+
+def build_broadcast_row(device):
+    rows, cols, dtype = 50, 37, torch.float32
+    x = adv.random_values((rows, cols), dtype, _seed("b", "x"), True)
+    row = adv.random_values((cols,), dtype, _seed("b", "r"), True)
+    return [values_call(adv.contiguous(x), adv.broadcast_rows(row, rows))]
+
+
+def build_channels_last(device):
+    shape, dtype = (2, 3, 5, 7), torch.float16
+    calls = []
+    for positive in (False, True):
+        x = adv.random_values(shape, dtype, _seed("c", "x", positive), positive)
+        r = adv.random_values(shape, dtype, _seed("c", "r", positive), positive)
+        note = "x channels-last, residual row-major"
+        calls.append(values_call(adv.channels_last(x), adv.contiguous(r), note))
+    return calls
+
+
+def special(dtype):
+    def build(device):
+        x, r = adv.with_special_values(1031, dtype, _seed("special", str(dtype)))
+        return [values_call(adv.contiguous(x), adv.contiguous(r), "NaN, ±Inf")]
+
+    return build
+
+
+def build_refill(device):
+    shape, dtype = (1000,), torch.float32
+    first = pair(shape, dtype, "refill-1", True, "first values")
+    new_x = adv.random_values(shape, dtype, _seed("refill-2", "x"), True)
+    new_r = adv.random_values(shape, dtype, _seed("refill-2", "r"), True)
+    second = Call("values", reuse="refill", refill=(new_x, new_r),
+                  note="same buffers, new values")  # fmt: skip
+    return [first, second]
+
+
+def build_repeat(device):
+    first = pair((2053,), torch.bfloat16, "repeat", False, "first call")
+    return [first, Call("values", reuse="same", note="same inputs again")]
+
+
+WARM_CALLS = 10
+
+
+def build_recheck(device):
+    shape, dtype = (257,), torch.float32
+    calls = [pair(shape, dtype, "warm", False, "warm-up call")]
+    calls += [Call("values", reuse="same", note="warm-up call")] * (WARM_CALLS - 1)
+    calls.append(pair(shape, dtype, "after", True, "fresh inputs after warm-up"))
+    return calls
+
+
+def error_build(pairs):
+    """pairs: (x factory, residual factory, error type, names, note)."""
+
+    def build(device):
+        calls = []
+        for make_x, make_r, error, names, note in pairs:
+            calls.append(
+                Call("error", make_x(device), make_r(device), expect_error=error,
+                     expect_names=names, note=note)
+            )  # fmt: skip
+        return calls
+
+    return build
+
+
+def _t(shape, dtype=torch.float32, device=None, seed=0):
+    """An input factory: a contiguous tensor spec, optionally on `device`."""
+
+    def make(_device):
+        values = adv.random_values(shape, torch.float32, seed).to(dtype)
+        return tensor_spec(adv.contiguous(values), device)
+
+    return make
+
+
+def _obj(value):
+    return lambda _device: {"kind": "object", "value": value}
+
+
+def _other_device(device):
+    """A device that is not the one under test: a GPU run puts residual on
+    the CPU; a CPU run puts it on PyTorch's `meta` device (no memory)."""
+    return "meta" if device == "cpu" else "cpu"
+
+
+def _t_elsewhere(shape):
+    def make(device):
+        values = adv.random_values(shape, torch.float32, 5)
+        return tensor_spec(adv.contiguous(values), _other_device(device))
+
+    return make
+
+
+BOTH = ("x", "residual")
+
+
+def bench_shapes() -> tuple[list[tuple[int, int]], str]:
+    """Three shapes from the benchmark runner's registry (scripts/bench.py):
+    its smallest, its quick-profile shape, and its awkward (non-power-of-
+    two) one. Returns (shapes, where they came from)."""
+    try:
+        from scripts.bench import REGISTRY
+
+        spec = REGISTRY["residual_add_relu"]
+        full = [(p["rows"], p["cols"]) for p in spec.shapes["full"]]
+        quick = (spec.shapes["quick"][0]["rows"], spec.shapes["quick"][0]["cols"])
+    except (ImportError, KeyError, IndexError):
+        return [(1024, 1024), (32768, 4096), (50021, 4099)], "built-in fallback"
+
+    def awkward(shape):
+        return any(d & (d - 1) for d in shape)
+
+    smallest = min(full, key=lambda s: s[0] * s[1])
+    odd = next((s for s in full if awkward(s)), full[-1])
+    return [smallest, quick, odd], "scripts/bench.py"
+
+
+def bench_dtype(device: str) -> torch.dtype:
+    try:
+        from scripts.bench import REGISTRY
+
+        spec = REGISTRY["residual_add_relu"]
+        return spec.dtype_cpu if device == "cpu" else spec.dtype_cuda
+    except (ImportError, KeyError):
+        return torch.float32 if device == "cpu" else torch.bfloat16
+
+
+# The interpreter runs one program instance at a time at about 0.5 ms each
+# for 1024 float32 elements: about a second per 2 million elements. Shapes
+# above this bound are checked for their launch only on the CPU.
+INTERPRETER_MAX_NUMEL = 2**21
+PAST_65535_PROGRAMS = 65535 * 1024 + 1
+
+
+def cases() -> list[Case]:
+    f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
+    shapes, _ = bench_shapes()
+    kernel = [
+        Case("size-1", "sizes", "kernel", "(1,) float32, all positive, then "
+             "mixed signs", "a grid of zero programs; a tail never written",
+             mixed_and_positive((1,), f32)),
+        Case("size-256", "sizes", "kernel", "(256,) float32, positive, mixed",
+             "off-by-one masks at a power of two", mixed_and_positive((256,), f32)),
+        Case("size-257", "sizes", "kernel", "(257,) float32, positive, mixed",
+             "a missing or wrong mask one past a power of two; a floor-divided "
+             "grid", mixed_and_positive((257,), f32)),
+        Case("prime-2d", "sizes", "kernel", "(37, 71) float32, positive, mixed",
+             "block sizes that must divide a dimension",
+             mixed_and_positive((37, 71), f32)),
+        Case("scalar-0d", "sizes", "kernel", "() float32, positive, mixed",
+             "0-d tensors mishandled (shape (1,) returned, or a crash)",
+             mixed_and_positive((), f32)),
+        Case("empty", "sizes", "kernel", "(0, 3) float32",
+             "a launch with an empty grid, or a wrong result shape",
+             one_pair((0, 3), f32, False)),
+        Case("rows-past-65535", "grid", "kernel", "(65537, 2) float32, positive",
+             "one program per row on grid axis 1 or 2 (CUDA allows 65535)",
+             sized((65537, 2), lambda d: f32), 65537 * 2,
+             plan((65537, 2), lambda d: f32)),
+        Case("programs-past-65535", "grid", "kernel",
+             f"({PAST_65535_PROGRAMS:_},) float32, positive",
+             "more than 65535 programs of 1024 elements on axis 1 or 2, or a "
+             "grid capped at 65535 (values on a GPU only)",
+             sized((PAST_65535_PROGRAMS,), lambda d: f32), PAST_65535_PROGRAMS,
+             plan((PAST_65535_PROGRAMS,), lambda d: f32)),
+        Case("float16", "dtypes", "kernel", "(4099,) float16, mixed signs",
+             "float16 loaded or stored as another type",
+             one_pair((4099,), f16, False)),
+        Case("bfloat16", "dtypes", "kernel", "(4099,) bfloat16, mixed signs",
+             "bfloat16 loaded or stored as another type",
+             one_pair((4099,), bf16, False)),
+        Case("float16-2d", "dtypes", "kernel", "(33, 129) float16, positive",
+             "an unwritten tail in half precision", one_pair((33, 129), f16, True)),
+        Case("bfloat16-3d", "dtypes", "kernel", "(3, 5, 257) bfloat16, positive",
+             "3-d shapes flattened wrongly", one_pair((3, 5, 257), bf16, True)),
+        Case("transposed", "layouts", "kernel", "(64, 37) float32, both "
+             "inputs column-major (.t())", "strides ignored; output layout "
+             "assumed row-major", build_transposed),
+        Case("mixed-layout", "layouts", "kernel", "(45, 67) float16, x "
+             "column-major, residual row-major", "one tensor's strides reused "
+             "for the other; flat pointer arithmetic", build_mixed_layout),
+        Case("storage-offset", "layouts", "kernel", "(29, 31) bfloat16 views "
+             "starting 7 and 13 elements into their storage",
+             "the storage offset ignored", build_offset),
+        Case("stepped-slice", "layouts", "kernel", "(23, 41) float32 as "
+             "wide[:, ::2] and wide[:, ::3]", "gaps between elements "
+             "read as data", build_stepped),
+        Case("broadcast-row", "layouts", "kernel", "(50, 37) float32, residual "
+             "one row with stride 0 (expand)", "reads past the end of a "
+             "zero-stride input's storage", build_broadcast_row),
+        Case("channels-last", "layouts", "kernel", "(2, 3, 5, 7) float16, x "
+             "stored (N, H, W, C)", "4-d permuted layouts", build_channels_last),
+        Case("nan-inf-float32", "special values", "kernel", "(1031,) float32 "
+             "with NaN, ±Inf, overflow, signed zeros", "a ReLU that turns NaN "
+             "into 0; inf - inf", special(f32)),
+        Case("nan-inf-float16", "special values", "kernel", "(1031,) float16, "
+             "the same pairs", "overflow of the float16 sum to inf",
+             special(f16)),
+        Case("nan-inf-bfloat16", "special values", "kernel", "(1031,) bfloat16,"
+             " the same pairs", "special values in bfloat16", special(bf16)),
+        Case("refill-same-buffers", "calls", "kernel", "(1000,) float32 called, "
+             "refilled in place, called again", "results cached by pointer, "
+             "shape or call count", build_refill),
+        Case("repeat-bitwise", "calls", "kernel", "(2053,) bfloat16 called twice "
+             "on the same inputs", "results that change from call to call "
+             "(stochastic rounding, uninitialised scratch)", build_repeat),
+        Case("recheck-after-warmup", "calls", "kernel", f"(257,) float32: "
+             f"{WARM_CALLS} calls as a timing loop would make, then fresh inputs",
+             "kernels that go wrong after the first few calls", build_recheck),
+    ]  # fmt: skip
+    for rows, cols in shapes:
+        kernel.append(
+            Case(f"bench-{rows}x{cols}", "benchmark shapes", "kernel",
+                 f"({rows}, {cols}), the benchmark's dtype, positive",
+                 "shortcuts taken only at the sizes that are timed",
+                 sized((rows, cols), bench_dtype), rows * cols,
+                 plan((rows, cols), bench_dtype))
+        )  # fmt: skip
+    unsupported = [
+        Case("not-a-tensor", "unsupported", "unsupported",
+             "residual = 2.0; x = a list", "TypeError naming the argument "
+             "(a float would broadcast silently)", error_build([
+                 (_t((4,)), _obj(2.0), "TypeError", ("residual",), "residual=2.0"),
+                 (_obj([1.0, 2.0]), _t((2,)), "TypeError", ("x",), "x=[1.0, 2.0]"),
+             ])),
+        Case("shape-mismatch", "unsupported", "unsupported",
+             "(4, 6) with (6,), and (4, 6) with (6, 4)",
+             "ValueError: no broadcasting, no reading past the shorter input",
+             error_build([
+                 (_t((4, 6)), _t((6,), seed=1), "ValueError", BOTH, "(4, 6) + (6,)"),
+                 (_t((4, 6)), _t((6, 4), seed=1), "ValueError", BOTH,
+                  "(4, 6) + (6, 4)"),
+             ])),
+        Case("dtype-mismatch", "unsupported", "unsupported",
+             "float32 with float16; bfloat16 with float32",
+             "TypeError: no silent promotion", error_build([
+                 (_t((8,)), _t((8,), torch.float16), "TypeError", BOTH,
+                  "float32 + float16"),
+                 (_t((8,), torch.bfloat16), _t((8,)), "TypeError", BOTH,
+                  "bfloat16 + float32"),
+             ])),
+        Case("unsupported-dtype", "unsupported", "unsupported",
+             "float64, int32 and bool pairs", "TypeError: only float32, "
+             "float16, bfloat16", error_build([
+                 (_t((8,), torch.float64), _t((8,), torch.float64), "TypeError",
+                  BOTH, "float64"),
+                 (_t((8,), torch.int32), _t((8,), torch.int32), "TypeError",
+                  BOTH, "int32"),
+                 (_t((8,), torch.bool), _t((8,), torch.bool), "TypeError",
+                  BOTH, "bool"),
+             ])),
+        Case("device-mismatch", "unsupported", "unsupported",
+             "residual on another device (meta on a CPU run, the CPU on a GPU "
+             "run)", "ValueError before any launch", error_build([
+                 (_t((8,)), _t_elsewhere((8,)), "ValueError", BOTH, "devices"),
+             ])),
+    ]  # fmt: skip
+    return kernel + unsupported
+
+
+def kernel_cases() -> list[Case]:
+    return [c for c in cases() if c.kind == "kernel"]
+
+
+def unsupported_cases() -> list[Case]:
+    return [c for c in cases() if c.kind == "unsupported"]
+
+
+# Page helpers: every count a page states comes from here.
+
+
+def kernel_case_count() -> int:
+    return len(kernel_cases())
+
+
+def unsupported_case_count() -> int:
+    return len(unsupported_cases())
+
+
+def check_count() -> int:
+    return len(CHECKS)
+
+
+def launch_only_cases_text() -> str:
+    limit = INTERPRETER_MAX_NUMEL
+    names = [f"`{c.name}`" for c in kernel_cases() if c.launch_only("cpu", limit)]
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
+def interpreter_max_numel_text() -> str:
+    return f"{INTERPRETER_MAX_NUMEL:,}"
+
+
+def case_table(kind: str = "kernel") -> str:
+    """The case list as Markdown, numbered in the order the evaluator runs."""
+    rows = ["| # | case | inputs | exposes | CPU (interpreter) | GPU |",
+            "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    for number, case in enumerate(cases(), start=1):
+        if case.kind != kind:
+            continue
+        rows.append(
+            f"| {number} | `{case.name}` | {case.inputs} | {case.catches} | "
+            f"{case.mode_on('cpu')} | {case.mode_on('cuda')} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def check_table() -> str:
+    rows = ["| check | passes when |", "| --- | --- |"]
+    rows += [f"| `{name}` | {text} |" for name, text in CHECKS.items()]
+    return "\n".join(rows) + "\n"
+
+
+def grid_limits_text() -> str:
+    x, y, z = qualify_worker.GRID_LIMITS
+    return f"{x:,} programs on axis 0 and {y:,} on axes 1 and 2"
+
+
+def axis_limit_text() -> str:
+    """The grid limit of CUDA's axes 1 and 2, the cap a kernel most often
+    borrows for axis 0 too."""
+    return f"{qualify_worker.GRID_LIMITS[1]:,}"
+
+
+def bench_shapes_text() -> str:
+    shapes, source = bench_shapes()
+    text = ", ".join(f"{r}×{c}" for r, c in shapes)
+    return f"{text} (from {source})"
+
+
+# --------------------------------------------------------------------------
+# The parent's copy of every input, and the reference
+# --------------------------------------------------------------------------
+
+
+def reference(x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
+    """The answer: eager PyTorch on pristine CPU copies."""
+    return torch.relu(x + residual)
+
+
+@dataclass
+class Pristine:
+    """The parent's untouched copy of one call's inputs."""
+
+    bases: list[torch.Tensor]
+    views: list[torch.Tensor]
+
+
+def pristine_for(calls: list[Call]) -> list[Pristine | None]:
+    result: list[Pristine | None] = []
+    for call in calls:
+        if call.mode != "values":
+            result.append(None)
+            continue
+        if call.reuse == "same":
+            result.append(result[-1])
+            continue
+        if call.reuse == "refill":
+            before = result[-1]
+            bases = [b.clone() for b in before.bases]
+            views = [
+                b.as_strided(v.shape, v.stride(), v.storage_offset())
+                for b, v in zip(bases, before.views, strict=True)
+            ]
+            for view, values in zip(views, call.refill, strict=True):
+                view.copy_(values)
+            result.append(Pristine(bases, views))
+            continue
+        bases = [call.x["base"].clone(), call.residual["base"].clone()]
+        views = [
+            base.as_strided(spec["size"], spec["stride"], spec["offset"])
+            for base, spec in zip(bases, (call.x, call.residual), strict=True)
+        ]
+        result.append(Pristine(bases, views))
+    return result
+
+
+def expected_meta(call: Call, pristine: Pristine | None) -> tuple[list, str]:
+    if pristine is not None:
+        return list(pristine.views[0].shape), str(pristine.views[0].dtype)
+    return list(call.x["size"]), call.x["dtype"]
+
+
+# --------------------------------------------------------------------------
+# Judging one call (parent side)
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Failure:
+    check: str
+    case: str
+    call: int  # 1-based
+    detail: str
+
+    def to_dict(self) -> dict:
+        return {"check": self.check, "case": self.case, "call": self.call,
+                "detail": self.detail}  # fmt: skip
+
+
+def _launch_text(launches: list[dict]) -> str:
+    names = sorted({f"{r['kernel']} ({Path(r['file']).name})" for r in launches})
+    return ", ".join(names) if names else "none"
+
+
+def judge_kernel_call(call, record, pristine, previous, interpreter) -> tuple:
+    """(failures as (check, detail), checks evaluated) for a supported input."""
+    failures: list[tuple[str, str]] = []
+    evaluated = 0
+    launches = record["launches"]
+    violations = [r["violation"] for r in launches if r.get("violation")]
+
+    def check(name, problem):
+        nonlocal evaluated
+        evaluated += 1
+        if problem:
+            failures.append((name, problem))
+        return not problem
+
+    raised = record["raised"]
+    if raised and violations:
+        check("grid-limits", f"{violations[0]}; the launch fails on a GPU")
+        return failures, evaluated
+    if not check("completes", raised and f"raised {raised['type']}: "
+                 f"{_clip(raised['message'])}"):  # fmt: skip
+        return failures, evaluated
+    check("grid-limits", violations and violations[0])
+    shape, dtype = expected_meta(call, pristine)
+    numel = math.prod(shape)
+    if numel:
+        own = [r for r in launches if r["own"]]
+        check("launches-kernel", not own and (
+            "launched no Triton kernel" if not launches else
+            f"launched only kernels defined elsewhere: {_launch_text(launches)}"
+        ))  # fmt: skip
+    out = record["output"]
+    meta_problem = None
+    if not out["plain"]:
+        meta_problem = f"returned a {out['type']}, not a torch.Tensor"
+    elif out["shape"] != shape or out["dtype"] != dtype:
+        meta_problem = (
+            f"returned shape {tuple(out['shape'])} {out['dtype']}; expected "
+            f"{tuple(shape)} {dtype}"
+        )
+    elif out["device"] != record["input_device"]:
+        meta_problem = (
+            f"returned a tensor on {out['device']}, inputs on "
+            + (record["input_device"])
+        )
+    if not check("output-type", meta_problem):
+        return failures, evaluated
+    check("output-fresh", out["aliases"] and "the result shares memory with "
+          + " and ".join(out["aliases"]))  # fmt: skip
+    if call.mode != "values":
+        return failures, evaluated
+    changed = []
+    for name, before, after in zip(BOTH, pristine.bases, record["bases_after"],
+                                   strict=True):  # fmt: skip
+        if (count := bits_changed(before, after)) > 0:
+            changed.append(f"{name}: {count} elements of its storage")
+    check("inputs-unchanged", changed and "the call wrote to " + "; ".join(changed))
+    actual = record["values"]
+    expected = reference(*pristine.views)
+    ulps = allowed_ulps(expected.dtype, interpreter)
+    check("values", value_mismatch(actual, expected, ulps))
+    check("nan-mask", nan_mismatch(actual, expected))
+    if call.reuse == "same" and previous is not None and "values" in previous:
+        differ = bits_changed(previous["values"], actual)
+        check(
+            "deterministic",
+            differ
+            and f"{differ} of {actual.numel()} elements "
+            "differ bit for bit from the previous call on the same inputs",
+        )
+    return failures, evaluated
+
+
+def judge_error_call(call, record) -> tuple:
+    failures = []
+    raised = record["raised"]
+    if raised is None:
+        out = record.get("output", {})
+        what = out.get("type", "value")
+        return [("error-type", f"{call.note}: returned a {what} instead of "
+                 f"raising {call.expect_error}")], 1  # fmt: skip
+    if call.expect_error not in raised["mro"]:
+        return [("error-type", f"{call.note}: raised {raised['type']}: "
+                 f"{_clip(raised['message'])}; the contract says "
+                 f"{call.expect_error}")], 1  # fmt: skip
+    if not names_argument(raised["message"], call.expect_names):
+        failures.append(("error-message", f"{call.note}: {raised['type']}("
+                         f"{_clip(raised['message'])!r}) does not name "
+                         + " or ".join(call.expect_names)))  # fmt: skip
+    if record["launches"]:
+        failures.append(("validates-first", f"{call.note}: launched "
+                         f"{_launch_text(record['launches'])} before raising "
+                         f"{raised['type']}"))  # fmt: skip
+    return failures, 3
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------
+# Running the child process
+# --------------------------------------------------------------------------
+
+
+class ForkServer:
+    """One long-lived `qualify_worker.py --serve` process per device: it
+    imports torch and Triton once and forks a fresh child per candidate, so
+    a candidate costs a fraction of a second to start instead of the seconds
+    an `import torch` takes. Triton decides at import time whether its own
+    library functions (tl.randint, ...) are interpreted, so the server is
+    started with TRITON_INTERPRET already set for its device."""
+
+    _instances: dict[str, ForkServer] = {}
+
+    def __init__(self, device: str):
+        env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(qualify_worker.__file__)), "--serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+            env=env,
+        )  # fmt: skip
+        atexit.register(self.close)
+
+    @classmethod
+    def get(cls, device: str) -> ForkServer:
+        server = cls._instances.get(device)
+        if server is None or server.process.poll() is not None:
+            server = cls._instances[device] = ForkServer(device)
+        return server
+
+    def start(self, candidate: Path, work: Path, device: str) -> int:
+        request = {"candidate": str(candidate.resolve()), "workdir": str(work),
+                   "device": device}  # fmt: skip
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        reply = self.process.stdout.readline()
+        if not reply:
+            raise HarnessError("the evaluator's fork server died")
+        return json.loads(reply)["pid"]
+
+    def exit_code(self, timeout: float = 0.0) -> int | None:
+        """The child's exit code once it has ended, else None."""
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if not ready:
+            return None
+        reply = self.process.stdout.readline()
+        if not reply:
+            raise HarnessError("the evaluator's fork server died")
+        return json.loads(reply)["exit"]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    result: str  # "pass", "fail", "not run"
+    failures: list[Failure] = field(default_factory=list)
+    calls: int = 0
+    checks: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.case.name,
+            "group": self.case.group,
+            "kind": self.case.kind,
+            "mode": None,
+            "result": self.result,
+            "calls": self.calls,
+            "checks": self.checks,
+            "failures": [f.to_dict() for f in self.failures],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class HarnessError(Exception):
+    """The evaluator could not evaluate: no file, no function, bad syntax."""
+
+
+def _read_progress(path: Path) -> list[str]:
+    try:
+        return path.read_text().split()
+    except FileNotFoundError:
+        return []
+
+
+def _tail(path: Path, lines: int = 8) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except FileNotFoundError:
+        return ""
+    return "\n".join(text[-lines:])
+
+
+def run_cases(
+    candidate: Path,
+    device: str,
+    selected: list[Case],
+    *,
+    collect_all: bool,
+    timeout_s: float,
+    report,
+    max_numel: int,
+) -> tuple[list[CaseResult], float | None]:
+    """Run the candidate on every case in a child process and judge each
+    case here as its result arrives; `report(case_result)` sees each one.
+    Without `collect_all`, the child is stopped at the first failing case.
+    Returns the results and the child's CPU seconds (None if it was cut
+    short)."""
+    interpreter = device == "cpu"
+    built = [case.calls(device, max_numel) for case in selected]
+    work = Path(tempfile.mkdtemp(prefix="qualify-", dir=_temp_root()))
+    results: list[CaseResult] = []
+
+    def finish(case_result: CaseResult) -> None:
+        results.append(case_result)
+        report(case_result)
+
+    def died(detail: str) -> None:
+        case = selected[len(results)]
+        finish(CaseResult(case, "fail", [Failure("completes", case.name, 0, detail)]))
+
+    try:
+        _write_inputs(work, selected, built)
+        server = ForkServer.get(device)
+        pid = server.start(candidate, work, device)
+        exit_code = None
+        stage_since = time.monotonic()
+        while len(results) < len(selected):
+            if exit_code is None:
+                exit_code = server.exit_code(timeout=0.01)
+            words = _read_progress(work / "progress.txt")
+            ended = [int(words[i + 1]) for i, w in enumerate(words) if w == "end"]
+            if len(ended) > len(results):  # judge every case that has ended
+                index = len(results)
+                record = torch.load(work / f"result-{index}.pt", weights_only=True)
+                finish(judge_case(selected[index], built[index], record, interpreter))
+                stage_since = time.monotonic()
+                if results[-1].result == "fail" and not collect_all:
+                    break
+                continue
+            if exit_code is not None:  # ended without finishing every case
+                status = _status(work)
+                if status.get("stage") == "function":
+                    raise HarnessError(f"{candidate} defines no function {FUNCTION}")
+                died(_early_end(status, exit_code, work, "start" in words))
+                break
+            if time.monotonic() - stage_since > timeout_s:
+                what = "this case" if "start" in words else "importing the candidate"
+                died(f"no result after {timeout_s:g} s ({what}): a hang")
+                break
+        if exit_code is None:
+            _kill(pid)
+            server.exit_code(timeout=10)
+        for case in selected[len(results) :]:
+            finish(CaseResult(case, "not run"))
+        return results, _status(work).get("cpu_s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_inputs(work: Path, selected: list[Case], built: list[list[Call]]) -> None:
+    plan = {"cases": [
+        {"name": case.name, "calls": [
+            {"mode": c.mode, "reuse": c.reuse, "out_nbytes": _out_nbytes(c)}
+            for c in calls
+        ]} for case, calls in zip(selected, built, strict=True)
+    ]}  # fmt: skip
+    (work / "plan.json").write_text(json.dumps(plan))
+    inputs = {
+        case.name: [c.child_spec() for c in calls]
+        for case, calls in zip(selected, built, strict=True)
+    }
+    torch.save(inputs, work / "inputs.pt")
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _temp_root() -> str | None:
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() else None
+
+
+def _out_nbytes(call: Call) -> int:
+    if call.x is None or call.x.get("kind") != "strided":
+        return 0
+    itemsize = call.x["base"].element_size()
+    return math.prod(call.x["size"]) * itemsize
+
+
+def _status(work: Path) -> dict:
+    try:
+        return json.loads((work / "status.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def _early_end(status: dict, exit_code: int, work: Path, in_case: bool) -> str:
+    if status.get("stage") == "import":
+        return (f"importing the candidate raised {status['type']}: "
+                f"{_clip(status['message'])}")  # fmt: skip
+    where = "during this case" if in_case else "while importing the candidate"
+    if exit_code < 0:
+        how = f"was killed by signal {-exit_code} ({signal.Signals(-exit_code).name})"
+    else:
+        how = f"exited with code {exit_code}"
+    detail = f"the candidate's process {how} {where}"
+    if stderr := _tail(work / "stderr.txt"):
+        detail += f"; its last output: {_clip(stderr, 300)}"
+    return detail
+
+
+def judge_case(case, calls, record, interpreter) -> CaseResult:
+    pristine = pristine_for(calls)
+    result = CaseResult(case, "pass", calls=len(calls), seconds=record["seconds"])
+    previous = None
+    for number, (call, rec, pure) in enumerate(
+        zip(calls, record["calls"], pristine, strict=True), start=1
+    ):
+        if call.mode == "error":
+            found, evaluated = judge_error_call(call, rec)
+        else:
+            found, evaluated = judge_kernel_call(call, rec, pure, previous, interpreter)
+        result.checks += evaluated
+        result.failures += [Failure(c, case.name, number, d) for c, d in found]
+        previous = rec
+    result.failures.sort(key=lambda f: (f.call, CHECK_ORDER.index(f.check)))
+    if result.failures:
+        result.result = "fail"
+    return result
+
+
+# --------------------------------------------------------------------------
+# The verdict
+# --------------------------------------------------------------------------
+
+
+def source_identity(path: Path) -> tuple[str, str]:
+    text = path.read_text(encoding="utf-8")
+    return text, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def static_check(path: Path, text: str) -> None:
+    """Harness errors found without running the candidate."""
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise HarnessError(f"{path}: syntax error on line {exc.lineno}: "
+                           f"{exc.msg}") from exc  # fmt: skip
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name == FUNCTION:
+                return
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == FUNCTION for t in targets):
+                return
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            if any((a.asname or a.name.split(".")[-1]) == FUNCTION for a in node.names):
+                return
+    raise HarnessError(f"{path} defines no function {FUNCTION}(x, residual)")
+
+
+def display_path(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def software() -> dict:
+    import triton
+
+    return {"python": platform.python_version(), "torch": torch.__version__,
+            "triton": triton.__version__}  # fmt: skip
+
+
+def qualify(path, device: str = "cpu", *, collect_all: bool = False,
+            timeout_s: float | None = None, out=None, show_source: bool = True,
+            max_numel: int = INTERPRETER_MAX_NUMEL) -> dict:  # fmt: skip
+    """Qualify one candidate file; returns the verdict as a dict (the same
+    one --json writes). Prints to `out` (None: silent). On the CPU, cases
+    with more than `max_numel` elements per input get their launch checked
+    and not their values."""
+    path = Path(path)
+    timeout_s = timeout_s or DEFAULT_TIMEOUT_S["cpu" if device == "cpu" else "cuda"]
+    say = (lambda *a: print(*a, file=out, flush=True)) if out else (lambda *a: None)
+    started = time.monotonic()
+    verdict = {
+        "schema": SCHEMA_VERSION, "candidate": display_path(path),
+        "sha256": None, "device": device,
+        "backend": "triton-interpreter" if device == "cpu" else "gpu",
+        "interpreter_max_numel": max_numel if device == "cpu" else None,
+        "software": software(), "mode": "all" if collect_all else "first-failure",
+        "status": None, "exit_code": None, "first_failure": None,
+        "harness_error": None, "cases": [], "failed_checks": [],
+    }  # fmt: skip
+    try:
+        if not path.is_file():
+            raise HarnessError(f"no such file: {path}")
+        if device not in ("cpu", "cuda"):
+            raise HarnessError(f"--device must be cpu or cuda, got {device!r}")
+        if device == "cuda" and not torch.cuda.is_available():
+            raise HarnessError("--device cuda: no CUDA device is available")
+        text, digest = source_identity(path)
+        verdict["sha256"] = digest
+        say(f"candidate: {display_path(path)}")
+        say(f"sha256:    {digest}")
+        if show_source:
+            lines = text.splitlines()
+            say(f"source ({len(lines)} lines), shown before it runs:")
+            for number, line in enumerate(lines, start=1):
+                say(f"  {number:4d} | {line}")
+        static_check(path, text)
+        selected = cases()
+        n_kernel = sum(c.kind == "kernel" for c in selected)
+        say(f"device:    {device} ("
+            + ("Triton interpreter: values for these inputs, not speed"
+               if device == "cpu" else "GPU") + ")")  # fmt: skip
+        say(f"running {n_kernel} kernel cases and {len(selected) - n_kernel} "
+            f"unsupported-input cases in a separate process, at most "
+            f"{timeout_s:g} s per case")  # fmt: skip
+        say("")
+
+        def report(case_result: CaseResult) -> None:
+            entry = case_result.to_dict()
+            entry["mode"] = case_result.case.mode_on(device, max_numel)
+            say(case_line(entry))
+
+        results, child_cpu_s = run_cases(
+            path, device, selected, collect_all=collect_all,
+            timeout_s=timeout_s, report=report, max_numel=max_numel,
+        )  # fmt: skip
+    except HarnessError as exc:
+        verdict.update(status="harness-error", exit_code=EXIT_HARNESS,
+                       harness_error=str(exc))  # fmt: skip
+        say(f"harness error: {exc}")
+        verdict["elapsed_s"] = round(time.monotonic() - started, 2)
+        return verdict
+    verdict["cases"] = [r.to_dict() for r in results]
+    for entry, r in zip(verdict["cases"], results, strict=True):
+        entry["mode"] = r.case.mode_on(device, max_numel)
+    failures = [f for r in results for f in r.failures]
+    verdict["failed_checks"] = sorted({f.check for f in failures},
+                                      key=CHECK_ORDER.index)  # fmt: skip
+    if failures:
+        verdict.update(status="rejected", exit_code=EXIT_REJECTED,
+                       first_failure=failures[0].to_dict())  # fmt: skip
+    else:
+        verdict.update(status="qualified", exit_code=EXIT_QUALIFIED)
+    verdict["counts"] = {
+        "kernel_cases": sum(r.case.kind == "kernel" for r in results),
+        "unsupported_cases": sum(r.case.kind == "unsupported" for r in results),
+        "passed": sum(r.result == "pass" for r in results),
+        "failed": sum(r.result == "fail" for r in results),
+        "not_run": sum(r.result == "not run" for r in results),
+        "calls": sum(r.calls for r in results if r.result != "not run"),
+        "checks": sum(r.checks for r in results),
+    }
+    verdict["elapsed_s"] = round(time.monotonic() - started, 2)
+    verdict["child_cpu_s"] = child_cpu_s and round(child_cpu_s, 2)
+    say("")
+    say(verdict_line(verdict))
+    return verdict
+
+
+def case_line(entry: dict) -> str:
+    """One case as the evaluator prints it, from its verdict entry."""
+    mark = {"pass": "pass", "fail": "FAIL", "not run": "not run"}[entry["result"]]
+    text = f"  {mark:7} {entry['name']:<22} {entry['mode']:<12}"
+    if entry["result"] == "pass":
+        text += f" {entry['calls']} call(s), {entry['checks']} checks"
+    for failure in entry["failures"]:
+        where = f" call {failure['call']}" if failure["call"] else ""
+        text += f"\n          {failure['check']}{where}: {failure['detail']}"
+    return text.rstrip()
+
+
+def verdict_line(verdict: dict) -> str:
+    if verdict["status"] == "qualified":
+        c = verdict["counts"]
+        return (f"verdict: QUALIFIED: {c['kernel_cases']} kernel cases and "
+                f"{c['unsupported_cases']} unsupported-input cases, "
+                f"{c['checks']} checks, all passed")  # fmt: skip
+    if verdict["status"] == "harness-error":
+        return f"verdict: HARNESS ERROR: {verdict['harness_error']}"
+    first = verdict["first_failure"]
+    where = f", call {first['call']}" if first["call"] else ""
+    return (f"verdict: REJECTED: check {first['check']} failed on case "
+            f"{first['case']}{where}: {first['detail']}")  # fmt: skip
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="qualify.py",
+        description="Qualify a residual_add_relu(x, residual) candidate.",
+    )
+    parser.add_argument("path", help="the candidate Python file")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--json", metavar="OUT", help="write the verdict here")
+    parser.add_argument("--all", action="store_true",
+                        help="run every case and list every failure")  # fmt: skip
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per case (default 30 on cpu)")  # fmt: skip
+    parser.add_argument("--quiet-source", action="store_true",
+                        help="print the hash but not the whole source")  # fmt: skip
+    return parser.parse_args(argv)
+
+
+def write_json(verdict: dict, out: str | Path) -> None:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(verdict, indent=1, ensure_ascii=False) + "\n")
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    verdict = qualify(args.path, args.device, collect_all=args.all,
+                      timeout_s=args.timeout, out=sys.stdout,
+                      show_source=not args.quiet_source)  # fmt: skip
+    if args.json:
+        write_json(verdict, args.json)
+    return verdict["exit_code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The contract of ``residual_add_relu(x, residual)`` as data and comparisons
+(pages: Kernel Correctness Contracts, Triton qualification project).
+
+The evaluator, ``scripts/qualify.py``, enforces exactly what is written here:
+the tolerance per dtype and why, how values and NaN are compared, how inputs
+are checked bit by bit, and what an error message must contain.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import torch
+
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+# --8<-- [start:tolerance]
+@dataclass(frozen=True)
+class Tolerance:
+    """Allowed distance from the reference in units in the last place (ulp)
+    of the output dtype, on a GPU and under the Triton interpreter."""
+
+    gpu_ulps: int
+    interpreter_ulps: int
+    why: str
+
+
+TOLERANCES = {
+    torch.float32: Tolerance(0, 0, "one add, rounded once, as eager PyTorch"),
+    torch.float16: Tolerance(
+        0, 0, "a float32 sum rounded to float16 equals the native float16 sum"
+    ),
+    torch.bfloat16: Tolerance(
+        0, 1, "the interpreter truncates float32 to bfloat16 instead of rounding"
+    ),
+}
+
+
+def allowed_ulps(dtype: torch.dtype, interpreter: bool) -> int:
+    tolerance = TOLERANCES[dtype]
+    return tolerance.interpreter_ulps if interpreter else tolerance.gpu_ulps
+
+
+# --8<-- [end:tolerance]
+
+
+# --8<-- [start:compare]
+def value_mismatch(out: torch.Tensor, ref: torch.Tensor, ulps: int) -> str | None:
+    """Where the reference is a number, the output must be within `ulps` of
+    it (a NaN there is a mismatch). None when every such element matches."""
+    if torch.equal(bits(out), bits(ref)):  # the common case, checked fast
+        return None
+    out64, ref64 = out.double(), ref.double()
+    bound = ulps * torch.finfo(ref.dtype).eps * ref64.abs()
+    # Infinities must match exactly: inf - inf is NaN, and a bound of inf
+    # would accept anything.
+    close = (out64 == ref64) | (
+        torch.isfinite(ref64) & ((out64 - ref64).abs() <= bound)
+    )
+    wrong = ~torch.isnan(ref64) & ~close
+    if not wrong.any():
+        return None
+    first = tuple(int(i) for i in wrong.nonzero()[0])
+    return (
+        f"{int(wrong.sum())} of {ref.numel()} elements differ by more than "
+        f"{ulps} ulp; first at index {first}: expected "
+        f"{ref64[first].item():.6g}, got {out64[first].item():.6g}"
+    )
+
+
+def nan_mismatch(out: torch.Tensor, ref: torch.Tensor) -> str | None:
+    """Where the reference is NaN (torch.relu keeps NaN), so is the output."""
+    lost = torch.isnan(ref) & ~torch.isnan(out)
+    if not lost.any():
+        return None
+    first = tuple(int(i) for i in lost.nonzero()[0])
+    return (
+        f"{int(lost.sum())} of {int(torch.isnan(ref).sum())} NaN results "
+        f"lost; first at index {first}: expected nan, got "
+        f"{out.double()[first].item():.6g}"
+    )
+
+
+# --8<-- [end:compare]
+
+
+# --8<-- [start:bits]
+_SAME_WIDTH_INT = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def bits(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor's raw bits as integers: NaN payloads and the sign of zero
+    count, and NaN equals NaN."""
+    as_int = _SAME_WIDTH_INT[tensor.element_size()]
+    return tensor.detach().contiguous().view(as_int)
+
+
+def bits_changed(before: torch.Tensor, after: torch.Tensor) -> int:
+    """How many elements differ bit for bit."""
+    return int((bits(before) != bits(after)).sum())
+
+
+# --8<-- [end:bits]
+
+
+# --8<-- [start:names-argument]
+ARGUMENT_NAMES = ("x", "residual")
+
+
+def names_argument(message: str, allowed: tuple[str, ...] = ARGUMENT_NAMES) -> bool:
+    """True if the message names one of the arguments as a whole word:
+    "residual has dtype float64" does, "unsupported dtype" does not, and the
+    x in "x_ptr" does not count."""
+    return any(re.search(rf"(?<![\w.]){name}(?![\w])", message) for name in allowed)
+
+
+# --8<-- [end:names-argument]
+
+
+def ulp_table() -> str:
+    """The tolerance table as Markdown (inserted on the pages)."""
+    rows = [
+        "| dtype | on a GPU | under the interpreter | why |",
+        "| --- | --- | --- | --- |",
+    ]
+    for dtype, tol in TOLERANCES.items():
+        name = str(dtype).removeprefix("torch.")
+        rows.append(
+            f"| `{name}` | {_ulps(tol.gpu_ulps)} | "
+            f"{_ulps(tol.interpreter_ulps)} | {tol.why} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _ulps(count: int) -> str:
+    return "exact" if count == 0 else f"{count} ulp"
+
+
+if __name__ == "__main__":
+    print(ulp_table())
+    reference = torch.tensor([1.0, float("nan"), 0.0, float("inf")])
+    output = torch.tensor([1.0, 0.0, 0.5, float("inf")])
+    print("values:", value_mismatch(output, reference, ulps=0))
+    print("NaN:   ", nan_mismatch(output, reference))
+    print("names x:", names_argument("x has dtype torch.float64"))
+    print("names x:", names_argument("unsupported dtype"))
