@@ -61,6 +61,8 @@ COMPARISON_SHAPES = {
     "cuda": [(1024, 1024), (8192, 4096), (32768, 4096)],
 }
 COMPARISON_ROUNDS = {"cpu": (5, 10), "cuda": (5, 20)}  # rounds, repeats
+# The files whose uncommitted changes make a comparison "dirty".
+IDENTITY_FILES = (KERNEL_FILE, "scripts/qualify_report.py", "scripts/timing.py")
 
 
 def sha256_of(path: Path) -> str:
@@ -254,7 +256,7 @@ def run_comparison(device: str, shapes=None, rounds=None, repeats=None,
         "created_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "identity": {
             "commit": _git("rev-parse", "--short", "HEAD"),
-            "dirty": bool(_git("status", "--porcelain", "--", "kernels", "scripts")),
+            "dirty": bool(_git("status", "--porcelain", "--", *IDENTITY_FILES)),
             "kernel_sha256": sha256_of(ROOT / KERNEL_FILE),
             "runner_sha256": sha256_of(Path(__file__)),
             "timing_sha256": sha256_of(ROOT / "scripts" / "timing.py"),
