@@ -473,12 +473,13 @@ def run_cases(
         case = selected[len(results)]
         finish(CaseResult(case, "fail", [Failure("completes", case.name, 0, detail)]))
 
+    pid = exit_code = None
+    server = ForkServer.get(device)
     try:
         _write_inputs(work, selected, built)
-        server = ForkServer.get(device)
         pid = server.start(candidate, work, device)
-        exit_code = None
         stage_since = time.monotonic()
+        stopped = False
         while len(results) < len(selected):
             if exit_code is None:
                 exit_code = server.exit_code(timeout=0.01)
@@ -490,6 +491,7 @@ def run_cases(
                 finish(judge_case(selected[index], built[index], record, interpreter))
                 stage_since = time.monotonic()
                 if results[-1].result == "fail" and not collect_all:
+                    stopped = True
                     break
                 continue
             if exit_code is not None:  # ended without finishing every case
@@ -501,14 +503,20 @@ def run_cases(
             if time.monotonic() - stage_since > timeout_s:
                 what = "this case" if "start" in words else "importing the candidate"
                 died(f"no result after {timeout_s:g} s ({what}): a hang")
+                stopped = True
                 break
-        if exit_code is None:
-            _kill(pid)
-            server.exit_code(timeout=10)
+        if exit_code is None and not stopped:  # every case ran: let it finish
+            exit_code = server.exit_code(timeout=5)
         for case in selected[len(results) :]:
             finish(CaseResult(case, "not run"))
         return results, _status(work).get("cpu_s")
     finally:
+        if pid is not None and exit_code is None:  # never leave it running
+            _kill(pid)
+            try:
+                server.exit_code(timeout=10)
+            except HarnessError:
+                pass
         shutil.rmtree(work, ignore_errors=True)
 
 

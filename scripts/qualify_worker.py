@@ -25,6 +25,7 @@ import importlib.util
 import inspect
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -349,6 +350,18 @@ def child_main(candidate: str, workdir: str, device: str) -> None:
     sys.stdout.flush()
 
 
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent dies (the server when the
+    evaluator dies, a child when the server dies), so a hung candidate
+    cannot outlive the evaluator."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def serve() -> None:
     """A fork server: torch and Triton are imported once, here; each request
     (one JSON line on stdin) forks a fresh child for one candidate. Replies
@@ -358,10 +371,12 @@ def serve() -> None:
     Forking this process is safe because it never runs a PyTorch operation:
     a process that has used OpenMP threads hangs its forked children.
     """
+    _die_with_parent()  # the evaluator is gone: so are the server and child
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:  # the child
+            _die_with_parent()
             code = 0
             try:
                 devnull = os.open(os.devnull, os.O_RDONLY)
