@@ -19,7 +19,13 @@ BLOCK_SIZE = 1024
 
 # --8<-- [start:kernel]
 @triton.jit
-def add_relu_kernel(x_ptr, residual_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+def add_relu_kernel(
+    x_ptr,
+    residual_ptr,
+    out_ptr,
+    n_elements,
+    BLOCK_SIZE: tl.constexpr,
+):
     offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements  # correct: the mask is not the problem
     x = tl.load(x_ptr + offs, mask=mask)

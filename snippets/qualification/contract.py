@@ -8,6 +8,7 @@ are checked bit by bit, and what an error message must contain.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -132,6 +133,22 @@ def ulp_table() -> str:
             f"{_ulps(tol.interpreter_ulps)} | {tol.why} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def significand_bits(dtype: torch.dtype) -> int:
+    """Significand bits including the implicit one: eps is 2**(1 - bits)."""
+    return 1 - int(math.log2(torch.finfo(dtype).eps))
+
+
+def significand_bits_text() -> str:
+    """For the page: how many significand bits each supported dtype has."""
+    bits, names = [], []
+    for dtype in SUPPORTED_DTYPES:
+        bits.append(significand_bits(dtype))
+        names.append(f"`{str(dtype).removeprefix('torch.')}`")
+    return (
+        f"{names[0]} carries {bits[0]}, {names[1]} {bits[1]} and {names[2]} {bits[2]}"
+    )
 
 
 def _ulps(count: int) -> str:
