@@ -117,6 +117,11 @@ def unsupported_case_count() -> int:
     return len(unsupported_cases())
 
 
+def exit_codes_text() -> str:
+    return (f"{EXIT_QUALIFIED} qualified, {EXIT_REJECTED} rejected, "
+            f"{EXIT_HARNESS} harness error")  # fmt: skip
+
+
 def check_count() -> int:
     return len(CHECKS)
 
