@@ -628,64 +628,100 @@ def memo_correctness() -> str:
     )  # fmt: skip
 
 
+def _comparison() -> dict:
+    """The device comparison when one is committed, else the CPU one."""
+    return _device_comparison() or committed("comparison")
+
+
 def memo_timing_boundary() -> str:
-    cpu = committed("comparison")
-    t = cpu["rows"][0]["timings"]["eager"]
-    m = cpu["method"]
+    data = _comparison()
+    t = data["rows"][0]["timings"]["eager"]
+    m = data["method"]
+    if data["device"] == "cpu":
+        timer = (
+            f"- Timer: `{data['timer']}`. On the CPU each sample is the host time "
+            "of one call: Python dispatch, the output's allocation and the CPU "
+            f"kernel. No cache flush ({t['flush_bytes']} bytes): the inputs may "
+            "sit in the CPU's caches.\n"
+        )
+        custom = (
+            "- The custom kernel ran once per shape in the interpreter, for its "
+            "values only. It has no time: the interpreter's speed says nothing "
+            "about a GPU's.\n"
+        )
+    else:
+        timer = (
+            f"- Timer: `{data['timer']}`: device time between two CUDA events "
+            "around each call, after a write of "
+            f"{t['flush_bytes']:,} bytes that evicts L2; host launch overhead "
+            "outside the events is not included.\n"
+        )
+        custom = "- The custom kernel is timed like the baselines, interleaved.\n"
     return (
-        f"- Timer: `{cpu['timer']}`. On the CPU each sample is the host time of "
-        "one call: Python dispatch, the output's allocation and the CPU kernel. "
-        f"No cache flush ({t['flush_bytes']} bytes): the inputs may sit in the "
-        "CPU's caches.\n"
-        "- First call apart: the first call of each provider (for "
+        timer + "- First call apart: the first call of each provider (for "
         "`torch.compile`, tracing and compiling, unless its cache already held "
         "the result) is timed on its own and reported in its own column.\n"
         f"- Warmed: then each provider ran for at least {m['warmup_ms']:g} ms; "
         f"then {m['rounds']} rounds of {m['repeats_per_round']} calls per "
         "provider, interleaved, the order rotated each round. Medians with the "
         "20th and 80th percentiles; every sample is below.\n"
-        f"- {m['compile']}.\n"
-        "- The custom kernel ran once per shape in the interpreter, for its "
-        "values only. It has no time: the interpreter's speed says nothing "
-        "about a GPU's.\n"
+        f"- {m['compile']}.\n" + custom
     )
 
 
+def memo_results_caption() -> str:
+    data = _comparison()
+    if data["device"] == "cpu":
+        return (
+            "Medians, with the 20th to 80th percentile in brackets. These are "
+            f"host times of PyTorch's CPU kernels on {data['device_name']}: they "
+            "show how eager and compiled code compare on this CPU, nothing "
+            "about a GPU."
+        )
+    return (
+        "Medians, with the 20th to 80th percentile in brackets: device time on "
+        f"{data['device_name']}, measured {data['created_utc']}."
+    )
+
+
+def _spread(timing: dict) -> str:
+    return (f"{format_ms(timing['median_ms'])} ({format_ms(timing['p20_ms'])}"
+            f" – {format_ms(timing['p80_ms'])})")  # fmt: skip
+
+
 def memo_results() -> str:
-    cpu = committed("comparison")
+    data = _comparison()
     rows = [
         "| shape | bytes moved | eager | torch.compile | first call (eager, compile) "
-        "| faster | custom kernel |",
+        "| faster baseline | custom kernel |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for row in cpu["rows"]:
+    for row in data["rows"]:
         t = row["timings"]
-        cells = []
-        for name in ("eager", "compile"):
-            x = t[name]
-            cells.append(f"{format_ms(x['median_ms'])} ({format_ms(x['p20_ms'])}"
-                         f" – {format_ms(x['p80_ms'])})")  # fmt: skip
         first = row.get("first_call_ms", {})
         first_text = ", ".join(format_ms(first[n]) for n in ("eager", "compile")
                                if n in first)  # fmt: skip
         winner, ratio = _faster(row)
-        custom = row.get("custom", {})
-        custom_text = ("correct, not timed (interpreter)" if custom.get("correct")
-                       else "**wrong values**")  # fmt: skip
         ok = all(row["correct_before"].values()) and all(row["correct_after"].values())
+        if "custom" in t:
+            custom_text = _spread(t["custom"])
+        elif row.get("custom", {}).get("correct"):
+            custom_text = "correct, not timed (interpreter)"
+        else:
+            custom_text = "**wrong values**"
         rows.append(
-            f"| {_shape(row)} {row['dtype']} | {row['bytes_moved']:,} | {cells[0]} | "
-            f"{cells[1]} | {first_text} | {winner} by {ratio:.2f}×"
-            f"{'' if ok else ' (**a baseline was wrong**)'} | {custom_text} |"
+            f"| {_shape(row)} {row['dtype']} | {row['bytes_moved']:,} | "
+            f"{_spread(t['eager'])} | {_spread(t['compile'])} | {first_text} | "
+            f"{winner} by {ratio:.2f}×"
+            f"{'' if ok else ' (**a provider was wrong**)'} | {custom_text} |"
         )
     return "\n".join(rows) + "\n"
 
 
 def memo_rounds() -> str:
     """Every sample, by shape, provider and round, in microseconds."""
-    cpu = committed("comparison")
     out = []
-    for row in cpu["rows"]:
+    for row in _comparison()["rows"]:
         out.append(f"**{_shape(row)}** (µs; each line is one round, in the order "
                    "taken)\n")  # fmt: skip
         out.append("| provider | round | samples |")

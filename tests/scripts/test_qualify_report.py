@@ -1,6 +1,8 @@
 """The comparison runner and the page text built from committed results
 (scripts/qualify_report.py)."""
 
+import json
+
 import pytest
 import torch
 
@@ -90,3 +92,18 @@ def test_every_round_is_shown():
     rounds = data["rows"][0]["timings"]["eager"]["rounds"]
     lines = [line for line in text.splitlines() if line.startswith("| eager |")]
     assert len(lines) == rounds * len(data["rows"])
+
+
+def test_memo_reads_a_device_comparison_when_one_is_committed(monkeypatch):
+    cpu = report.committed("comparison")
+    gpu = json.loads(json.dumps(cpu))
+    gpu.update(device="cuda", device_name="Test GPU", timer="cuda-event")
+    for row in gpu["rows"]:
+        row["timings"]["custom"] = dict(row["timings"]["compile"])
+        row["timings"]["custom"]["median_ms"] *= 2  # slower than compile
+        row.pop("custom")
+    monkeypatch.setattr(report, "_device_comparison", lambda: gpu)
+    assert report.memo_recommendation().startswith("**Keep the compiled baseline")
+    assert "Test GPU" in report.memo_results_caption()
+    assert "cuda-event" in report.memo_timing_boundary()
+    assert "interpreter" not in report.memo_results()
