@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install serve build test test-gpu bench bench-cpu artifacts notebook lint format clean
+.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts notebook lint format clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -41,6 +41,18 @@ bench: ## Time every kernel on the GPU (full profile) into results/bench/
 
 bench-cpu: $(STAMP) ## The same harness on the CPU (tiny sweep; no GPU numbers)
 	$(BIN)/python scripts/bench.py --device cpu --profile tiny
+
+qualify: $(STAMP) ## Qualify the project's residual add + ReLU kernel (CPU interpreter)
+	$(BIN)/python scripts/qualify.py kernels/residual_add_relu.py
+
+qualify-refresh: $(STAMP) ## Regenerate results/qualify/ after the kernel changes
+	$(BIN)/python scripts/qualify_report.py verdicts
+	$(BIN)/python scripts/qualify_report.py corpus
+	$(BIN)/python scripts/qualify_report.py compare
+
+qualify-gpu: ## On a GPU machine: qualify on CUDA and time the comparison
+	$(or $(wildcard $(BIN)/python),python) scripts/qualify.py kernels/residual_add_relu.py --device cuda --json results/qualify/residual_add_relu.cuda.json
+	$(or $(wildcard $(BIN)/python),python) scripts/qualify_report.py compare --device cuda
 
 artifacts: $(STAMP) ## Recompile kernels for sm_90a into results/artifacts/
 	$(BIN)/python scripts/artifacts.py
