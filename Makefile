@@ -14,7 +14,7 @@ PYTEST_WORKERS ?= 2
 .PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts notebook lint format clean
 
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(STAMP): $(REQUIREMENTS) requirements/site.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
