@@ -16,10 +16,11 @@ PYTEST_WORKERS ?= 2
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(STAMP): $(REQUIREMENTS) requirements/site.txt
+$(STAMP): $(REQUIREMENTS) requirements/site.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r $(REQUIREMENTS)
+	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $@
 
 install: $(STAMP) ## Create .venv and install the pinned requirements

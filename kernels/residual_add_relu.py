@@ -24,9 +24,24 @@ import torch
 import triton
 import triton.language as tl
 
+from kernels import bounds
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
+
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 1024
 NUM_WARPS = 4
+
+
+def launch_config(dtype: torch.dtype, numel: int) -> list[Launch]:
+    """One launch, the same tile for every dtype and size."""
+    return [
+        Launch(
+            "residual_add_relu_v1_kernel",
+            {"BLOCK_SIZE": BLOCK_SIZE},
+            num_warps=NUM_WARPS,
+        )
+    ]
 
 
 def residual_add_relu_ref(x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
@@ -93,14 +108,16 @@ def residual_add_relu(x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
     n_elements = out.numel()
     if n_elements == 0:
         return out
-    grid = (triton.cdiv(n_elements, BLOCK_SIZE),)
+    (launch,) = launch_config(x.dtype, n_elements)
+    block = launch.constexprs["BLOCK_SIZE"]
+    grid = (triton.cdiv(n_elements, block),)
     residual_add_relu_v1_kernel[grid](
         x_flat,
         residual_flat,
         out,
         n_elements,
-        BLOCK_SIZE=BLOCK_SIZE,
-        num_warps=NUM_WARPS,
+        **launch.constexprs,
+        **launch.options(),
     )
     return out
     # --8<-- [end:launcher]
@@ -114,3 +131,111 @@ def bytes_moved(numel: int, itemsize: int) -> int:
 def flops(numel: int) -> int:
     """One add per element; the ReLU is a select, not an arithmetic op."""
     return numel
+
+
+def _rows_cols(shape) -> tuple[int, int]:
+    return (shape["rows"], shape["cols"])
+
+
+def _signature(dtype: str) -> dict[str, str]:
+    return {
+        "x_ptr": f"*{dtype}",
+        "residual_ptr": f"*{dtype}",
+        "out_ptr": f"*{dtype}",
+        "n_elements": "i32",
+    }
+
+
+_ALIGNED = ("x_ptr", "residual_ptr", "out_ptr", "n_elements")
+_ANY = {"rows": 1024, "cols": 1024}  # the config does not depend on the size
+
+
+def _rc(rows: int, cols: int) -> dict[str, int]:
+    return {"rows": rows, "cols": cols}
+
+
+DESCRIPTOR = Descriptor(
+    name="residual_add_relu",
+    title="residual add + ReLU",
+    launcher=residual_add_relu,
+    reference=residual_add_relu_ref,
+    metric="bandwidth",
+    # H200: L2 is about 60 MB, so HBM-bound shapes keep working sets at least
+    # 4x L2; `full` adds an L2-sized and an awkward shape for contrast.
+    shapes={
+        "tiny": (_rc(3, 1031),),
+        "quick": (_rc(32768, 4096),),
+        "full": (
+            _rc(1024, 1024),
+            _rc(8192, 4096),
+            _rc(32768, 4096),
+            _rc(65536, 4096),
+            _rc(50021, 4099),
+        ),
+        # The qualification project's comparison of eager, compiled and custom.
+        "compare": (_rc(1024, 1024), _rc(8192, 4096), _rc(32768, 4096)),
+    },
+    cpu_shapes={"compare": (_rc(3, 1031), _rc(257, 1031), _rc(1024, 1024))},
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [_rows_cols(shape)] * 2, dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(
+        shape["rows"] * shape["cols"], itemsize
+    ),
+    flops=lambda shape: flops(shape["rows"] * shape["cols"]),
+    launch_config=lambda dtype, shape: launch_config(
+        dtype, shape["rows"] * shape["cols"]
+    ),
+    error_bound=bounds.elementwise,
+    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    eager_is="torch.relu(x + residual): two kernels",
+    # relu(x + r) moves 3N elements; eager's two kernels about 5N.
+    max_speedup={"eager": 5 / 3, "compile": 1.0},
+    goals=(
+        Goal(
+            regime="HBM-bound sizes",
+            must=(
+                Target("R", 0.95),
+                Target("F_bw", 0.85),
+                Target("speedup_vs_eager", 1.4),
+            ),
+            stretch=(Target("F_bw", 0.92),),
+        ),
+    ),
+    artifact_builds=(
+        ArtifactBuild(
+            build="fp32-aligned",
+            dtype="float32",
+            shape=_ANY,
+            signature=_signature("fp32"),
+            aligned=_ALIGNED,
+            shows="16-byte aligned pointers and a length divisible by 16: "
+            "128-bit loads and stores",
+        ),
+        ArtifactBuild(
+            build="fp32-unaligned",
+            dtype="float32",
+            shape=_ANY,
+            signature=_signature("fp32"),
+            aligned=(),
+            shows="no alignment hint: one 32-bit load per element",
+        ),
+        ArtifactBuild(
+            build="fp32-aligned-pointers-odd-length",
+            dtype="float32",
+            shape=_ANY,
+            signature=_signature("fp32"),
+            aligned=("x_ptr", "residual_ptr", "out_ptr"),
+            shows="aligned pointers but a length not divisible by 16: the mask "
+            "may cut any 4-element group, so the loads stay 32-bit",
+        ),
+        ArtifactBuild(
+            build="bf16-aligned",
+            dtype="bfloat16",
+            shape=_ANY,
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="bf16, aligned: 128-bit loads of 8 elements",
+        ),
+    ),
+)
