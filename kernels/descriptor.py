@@ -171,3 +171,20 @@ def _target_data(target: Target) -> dict[str, Any]:
         "shape": dict(target.shape) if target.shape is not None else None,
         "note": target.note,
     }
+
+
+def discover() -> dict[str, Descriptor]:
+    """Every kernel module's DESCRIPTOR, by name, in file-name order. A new
+    kernel is found by its file alone: nothing else lists it."""
+    import importlib
+    from pathlib import Path
+
+    found = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        # Only modules that declare a descriptor; helpers (this file,
+        # inputs.py, launches.py) are skipped without being imported.
+        if "\nDESCRIPTOR = " not in path.read_text(encoding="utf-8"):
+            continue
+        module = importlib.import_module(f"kernels.{path.stem}")
+        found[path.stem] = module.DESCRIPTOR
+    return found

@@ -66,7 +66,7 @@ from scripts.qualify_cases import (  # noqa: E402, F401  (re-exported for pages)
     kernel_cases,
     unsupported_cases,
 )
-from snippets.qualification.contract import (  # noqa: E402
+from snippets.kernel_correctness_contracts.contract import (  # noqa: E402
     allowed_ulps,
     bits_changed,
     names_argument,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from snippets.qualification import adversarial as adv
+from snippets.kernel_correctness_contracts import adversarial as adv
 
 
 @dataclass

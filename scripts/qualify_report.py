@@ -48,9 +48,18 @@ SCHEMA_VERSION = 1
 # name -> (candidate file, run every case?)
 COMMITTED_VERDICTS = {
     "residual_add_relu": (KERNEL_FILE, False),
-    "broken_tail_unwritten": ("snippets/qualification/broken_tail_unwritten.py", False),
-    "broken_nan_to_zero": ("snippets/qualification/broken_nan_to_zero.py", False),
-    "generated_candidate": ("snippets/qualification/generated_candidate.py", True),
+    "broken_tail_unwritten": (
+        "snippets/triton_qualification/broken_tail_unwritten.py",
+        False,
+    ),
+    "broken_nan_to_zero": (
+        "snippets/triton_qualification/broken_nan_to_zero.py",
+        False,
+    ),
+    "generated_candidate": (
+        "snippets/qualify_a_generated_kernel/generated_candidate.py",
+        True,
+    ),
 }
 
 # Shapes for the comparison: on a CPU the interpreter must run the custom
@@ -98,8 +107,8 @@ def corpus_files() -> list[str]:
     project's own kernel (which must qualify)."""
     broken = sorted((ROOT / "tests/scripts/candidates/broken").glob("*.py"))
     good = sorted((ROOT / "tests/scripts/candidates/good").glob("*.py"))
-    examples = sorted((ROOT / "snippets/qualification").glob("broken_*.py"))
-    examples.append(ROOT / "snippets/qualification/generated_candidate.py")
+    examples = sorted((ROOT / "snippets/triton_qualification").glob("broken_*.py"))
+    examples.append(ROOT / "snippets/qualify_a_generated_kernel/generated_candidate.py")
     paths = [p.relative_to(ROOT).as_posix() for p in broken + examples + good]
     return paths + [KERNEL_FILE]
 

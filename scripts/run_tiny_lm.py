@@ -4,8 +4,8 @@
 
 1. snapshots the site's Markdown pages (docs/**/*.md, sorted by path) into
    results/tiny_lm/corpus.txt, with each page's sha256 in corpus.json;
-2. copies every function and class in snippets/tiny_lm/model.py and
-   snippets/tiny_lm/checkpoint.py into the notebook cell that shows it, so
+2. copies every function and class in snippets/tiny_language_model/model.py and
+   snippets/tiny_language_model/checkpoint.py into the notebook cell that shows it, so
    the page never drifts from the tested code;
 3. executes docs/start/tiny-language-model.ipynb in place with nbclient
    (kernel working directory: the repository root), which trains the model
@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "docs" / "start" / "tiny-language-model.ipynb"
 RESULTS = ROOT / "results" / "tiny_lm"
 CODE_FILES = (
-    ROOT / "snippets" / "tiny_lm" / "model.py",
-    ROOT / "snippets" / "tiny_lm" / "checkpoint.py",
+    ROOT / "snippets" / "tiny_language_model" / "model.py",
+    ROOT / "snippets" / "tiny_language_model" / "checkpoint.py",
 )
 DEFINITION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The limit for training on two cores, in CPU wall seconds.

@@ -2,7 +2,7 @@
 
 docs/projects/work-mapping.md states how many there are, and lists them,
 through build-time inserts, so the page cannot drift from
-tests/work_mapping/. Collection runs in a child process, so the site build
+tests/snippets/work_mapping/. Collection runs in a child process, so the site build
 keeps its own imports and environment; it costs about half a second.
 """
 
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-PROJECT_TESTS = "tests/work_mapping"
+PROJECT_TESTS = "tests/snippets/work_mapping"
 
 
 @functools.cache

@@ -9,7 +9,7 @@ import pytest
 from sitebuild import ROOT, run_mkdocs_build, variant_config
 
 LESSON = "kernels/where-time-goes/connect-kernel-work-to-the-service"
-GOOD_INCLUDE = "snippets/where_time_goes/amdahl.py"
+GOOD_INCLUDE = "snippets/connect_kernel_work_to_the_service/amdahl.py"
 
 
 def page(body: str, access: str | None = "free") -> str:
@@ -42,7 +42,7 @@ def test_variant_with_a_real_snippet_builds(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "overall_speedup" in html
-    assert "src/snippets/where_time_goes/amdahl.py" in html
+    assert "src/snippets/connect_kernel_work_to_the_service/amdahl.py" in html
 
 
 def test_missing_snippet_file_fails_naming_page_and_file(tmp_path):

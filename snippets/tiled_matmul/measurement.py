@@ -1,0 +1,194 @@
+"""The words under the matmul benchmark table, generated from the result.
+
+Shown on docs/kernels/matrix-multiplication/tiled-matmul.md, after the table
+that scripts/bench_embed.py renders from the same result file. Nothing here
+is typed in advance: with no result it says so; with a CPU-only result it
+says what a CPU run cannot show; with a GPU result it phrases the measured
+ratios, checks them against the project's goals, and asks the one question
+the pencil model can put to a measurement: could HBM alone have delivered
+every request the tiles make at the measured speed?
+
+Run it as a script to print the reading of the newest committed result.
+"""
+
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # run as a script: make `snippets` importable
+    sys.path.insert(0, str(ROOT))
+
+from snippets.tiled_matmul.traffic import operand_request_bytes  # noqa: E402
+
+KERNEL = "matmul"
+CUSTOM = "triton"
+BASELINES = ("eager", "compile")
+
+# The project's goals for the bf16 matmul (docs: measurement method):
+# R = best baseline time / custom time, F = fraction of the measured ceiling.
+R_GOALS = {(8192, 8192, 8192): 0.80, (4096, 4096, 4096): 0.70}
+F_GOAL = 0.65
+
+
+def _rows(result: dict) -> list[dict]:
+    rows = result.get("rows")
+    if not isinstance(rows, list):
+        raise ValueError("result has no 'rows' list")
+    return [row for row in rows if row.get("kernel") == KERNEL]
+
+
+def _shape(row: dict) -> tuple[int, int, int]:
+    shape = row.get("shape") or {}
+    try:
+        return int(shape["M"]), int(shape["N"]), int(shape["K"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"matmul row has no M, N, K shape: {shape!r}") from exc
+
+
+def _shape_text(shape: tuple[int, int, int]) -> str:
+    return " × ".join(str(size) for size in shape)
+
+
+def _timed(row: dict) -> bool:
+    return bool(row.get("timed")) and row.get("status") == "ok"
+
+
+def request_verdict(row: dict, copy_bytes_per_s: float | None) -> str:
+    """Could HBM alone have served every operand request at the measured
+    speed? Take the fastest copy of the same run as what HBM can move (the
+    project's plausibility bound): if the requests divided by the measured
+    time exceed it, the excess must have come from on-chip caches."""
+    M, N, K = _shape(row)
+    config = row.get("triton_config") or {}
+    itemsize = {"bfloat16": 2, "float16": 2, "float32": 4}.get(row.get("dtype"))
+    if "BLOCK_M" not in config or "BLOCK_N" not in config or itemsize is None:
+        return ""
+    if not copy_bytes_per_s:
+        return ""
+    bm, bn = config["BLOCK_M"], config["BLOCK_N"]
+    requests = operand_request_bytes(M, N, K, bm, bn, itemsize)
+    seconds = row["median_ms"] * 1e-3
+    rate = requests / seconds
+    start = (
+        f"Its {bm} × {bn} tiles request {requests / 1e9:.3g} GB of operands; "
+        f"over the measured median that is {rate / 1e12:.3g} TB/s, against "
+        f"{copy_bytes_per_s / 1e12:.3g} TB/s for the fastest copy in the "
+        "same run"
+    )
+    if rate > copy_bytes_per_s:
+        served_on_chip = 1 - copy_bytes_per_s * seconds / requests
+        return (
+            f"{start}, so at least {served_on_chip:.0%} of the requested "
+            "bytes cannot have come from HBM: L2 served them, as the "
+            "derivation says it can."
+        )
+    return (
+        f"{start}, which HBM could have served alone: the time does not "
+        "show whether L2 caught the repeats; a profiler's DRAM byte counters "
+        "would."
+    )
+
+
+def _shape_reading(rows: list[dict], copy_bytes_per_s: float | None) -> str:
+    """One paragraph for one shape's rows (all providers)."""
+    by_provider = {row.get("provider"): row for row in rows}
+    shape = _shape(rows[0])
+    custom = by_provider.get(CUSTOM)
+    where = _shape_text(shape)
+    if custom is None:
+        return f"At {where} the result has no row for the custom kernel."
+    if not _timed(custom):
+        status = custom.get("status", "unknown")
+        reason = custom.get("reason") or custom.get("error") or ""
+        return (
+            f"At {where} the custom kernel's row has status `{status}`"
+            + (f" ({reason})" if reason else "")
+            + ": no speed is read from it."
+        )
+    timed_baselines = [
+        by_provider[name]["median_ms"]
+        for name in BASELINES
+        if name in by_provider and _timed(by_provider[name])
+    ]
+    parts = [f"At {where} the custom kernel took {custom['median_ms']:.3g} ms"]
+    fraction = custom.get("fraction_of_ceiling")
+    if isinstance(fraction, int | float) and math.isfinite(fraction):
+        met = "meets" if fraction >= F_GOAL else "misses"
+        parts.append(
+            f", {fraction:.0%} of the bf16 matmul ceiling measured in the "
+            f"same run ({met} the goal of {F_GOAL:.0%})"
+        )
+    if timed_baselines:
+        ratio = min(timed_baselines) / custom["median_ms"]
+        goal = R_GOALS.get(shape)
+        faster = "faster" if ratio >= 1 else "slower"
+        parts.append(
+            f"; the faster of eager and torch.compile took "
+            f"{min(timed_baselines):.3g} ms, so R = {ratio:.2f} "
+            f"(the custom kernel is {faster})"
+        )
+        if goal is not None:
+            met = "meets" if ratio >= goal else "misses"
+            parts.append(f", which {met} the goal R ≥ {goal:.2f} for this shape")
+    paragraph = "".join(parts) + "."
+    verdict = request_verdict(custom, copy_bytes_per_s)
+    return paragraph + (" " + verdict if verdict else "")
+
+
+def reading_of(result: dict | None, source_note: str = "") -> str:
+    """The reading of one result (None: nothing measured)."""
+    if result is None:
+        return (
+            "No GPU measurement of matmul has been published yet, so this "
+            "page states no speed. The derivation above says what to look "
+            "for when one exists: the fraction of the measured matmul "
+            "ceiling, and whether the requests could all have come from HBM."
+        )
+    rows = _rows(result)
+    if not rows:
+        return "The newest result has no matmul rows."
+    device = result.get("device") or {}
+    kind = (result.get("identity") or {}).get("device_kind") or device.get("kind")
+    if kind == "cpu":
+        return (
+            "The only matmul result so far is that CPU run, on "
+            f"{device.get('name') or 'an unnamed CPU'}: it shows the pipeline "
+            "works and that the kernel's values are right in the interpreter, "
+            "and it says nothing about speed on a GPU. No GPU measurement of "
+            "matmul has been published yet."
+        )
+    software = result.get("software") or {}
+    header = (
+        f"Measured on {device.get('name', 'an unnamed GPU')} with torch "
+        f"{software.get('torch', '?')} and Triton {software.get('triton', '?')}"
+        f"{source_note}."
+    )
+    shapes: dict[tuple, list[dict]] = {}
+    for row in rows:
+        shapes.setdefault(_shape(row), []).append(row)
+    # The fastest copy sample: the most HBM was seen to move in this run.
+    copy = ((result.get("ceilings") or {}).get("copy") or {}).get(
+        "best_bandwidth_bytes_per_s"
+    )
+    paragraphs = [header] + [_shape_reading(group, copy) for group in shapes.values()]
+    return "\n\n".join(paragraphs)
+
+
+def reading(results_dir: Path | None = None, root: Path = ROOT) -> str:
+    """The reading under the page's benchmark table, of the same result
+    file the table shows (scripts/bench_embed.py picks it: the newest GPU
+    result holding matmul, else the newest CPU one)."""
+    from scripts.bench_embed import latest_for, load_results, stale_changes
+
+    result = latest_for(KERNEL, load_results(results_dir, root))
+    if result is None:
+        return reading_of(None)
+    note = ""
+    if stale_changes(result, KERNEL, root):
+        note = ", from an older version of the kernel (see the stale note)"
+    return reading_of(result.data, source_note=note)
+
+
+if __name__ == "__main__":
+    print(reading())
