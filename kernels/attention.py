@@ -52,6 +52,10 @@ import torch
 import triton
 import triton.language as tl
 
+from kernels.bounds import EPS32, eps
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
+
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
 # exp(x) = exp2(x * log2(e)), and exp2 is one instruction on the GPU.
@@ -75,6 +79,32 @@ def config_for(dtype: torch.dtype, head_dim: int) -> AttentionConfig:
     if head_dim <= 64:
         return AttentionConfig(128, 64, num_warps=4, num_stages=3)
     return AttentionConfig(128, 64, num_warps=8, num_stages=3)
+
+
+def launch_config(
+    dtype: torch.dtype,
+    B: int,
+    H: int,
+    S: int,
+    D: int,
+    causal: bool,
+    config: AttentionConfig | None = None,
+) -> list[Launch]:
+    """One launch with ``config_for`` (or ``config``), none for empty
+    inputs. The launcher adds ``INTERPRETED``, which follows the device."""
+    if B * H * S * D == 0:
+        return []
+    config = config or config_for(dtype, D)
+    constexprs = {
+        "HEAD_DIM": D,
+        "BLOCK_D": max(16, triton.next_power_of_2(D)),  # D = 80 pads to 128
+        "BLOCK_M": config.BLOCK_M,
+        "BLOCK_N": config.BLOCK_N,
+        "CAUSAL": causal,
+        "DOT_PRECISION": "ieee" if dtype == torch.float32 else "tf32",
+    }
+    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+    return [Launch("attention_kernel", constexprs, **options)]
 
 
 def attention_ref(
@@ -221,14 +251,13 @@ def attention_with_config(
     out = torch.empty_like(q)
     if out.numel() == 0:
         return out
+    (launch,) = launch_config(q.dtype, B, H, S, D, causal, config)
     grid = (triton.cdiv(S, config.BLOCK_M), B * H)
     attention_kernel[grid](
         q, k, v, out, S, LOG2_E / math.sqrt(D),
-        HEAD_DIM=D, BLOCK_D=max(16, triton.next_power_of_2(D)),
-        BLOCK_M=config.BLOCK_M, BLOCK_N=config.BLOCK_N, CAUSAL=causal,
-        DOT_PRECISION="ieee" if q.dtype == torch.float32 else "tf32",
+        **launch.constexprs,
         INTERPRETED=q.device.type == "cpu",  # CPU tensors run interpreted
-        num_warps=config.num_warps, num_stages=config.num_stages,
+        **launch.options(),
     )  # fmt: skip
     return out
 
@@ -251,3 +280,145 @@ def flops(B: int, H: int, S: int, D: int, causal: bool) -> int:
     """Two products (q k^T, then p v) of 2 * D flops per visible score."""
     visible_scores = S * (S + 1) // 2 if causal else S * S
     return 4 * B * H * D * visible_scores
+
+
+# --------------------------------------------------------------------------
+# What the tools need to know (see kernels/descriptor.py)
+# --------------------------------------------------------------------------
+
+
+def error_bound(inputs, truth, dtype, shape):
+    """Two ulps of the output dtype, plus the rounding of the probabilities
+    and scores, plus float32 rounding of sums over up to S keys."""
+    # Rounding the probabilities to the input dtype perturbs the weight of
+    # each of the n keys a query sees by about one ulp, at random, so the
+    # output moves by about eps * rms(v) / sqrt(n). Eager attention also
+    # rounds the scores, an error that grows with their size (rms q * rms k)
+    # and has a long tail: on bf16 CPU runs at S = 4096 its largest error
+    # reached about half of this bound, while dropping one key of the 4096
+    # exceeded it twice over.
+    q, k, v = inputs
+    v_rms = float(v.pow(2).mean().sqrt())
+    score_rms = float(q.pow(2).mean().sqrt() * k.pow(2).mean().sqrt())
+    S = shape["S"]
+    seen = torch.full((S, 1), float(S), dtype=torch.float64, device=truth.device)
+    if shape["causal"]:  # query i sees keys 0..i
+        seen = torch.arange(1, S + 1, dtype=torch.float64, device=truth.device)
+        seen = seen.view(S, 1)
+    rounding = 96 * (1 + score_rms) * eps(dtype) / seen.sqrt()
+    spread = rounding + 4 * math.sqrt(S) * EPS32
+    return 2 * eps(dtype) * truth.abs() + spread * v_rms
+
+
+def sdpa(q, k, v, causal=False):
+    """PyTorch's fused attention, a baseline the benchmark times too."""
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+def _bhsd(B: int, H: int, S: int, D: int, causal: bool) -> dict:
+    return {"B": B, "H": H, "S": S, "D": D, "causal": causal}
+
+
+def _shape_text(shape) -> str:
+    text = f"B{shape['B']} H{shape['H']} S{shape['S']} D{shape['D']}"
+    return text + (" causal" if shape["causal"] else "")
+
+
+def _signature(dtype: str) -> dict[str, str]:
+    pointers = ("q_ptr", "k_ptr", "v_ptr", "out_ptr")
+    return {**{p: f"*{dtype}" for p in pointers}, "S": "i32", "qk_scale": "fp32"}
+
+
+def _build(dtype: str, D: int, causal: bool, build: str, shows: str):
+    name = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}[dtype]
+    return ArtifactBuild(
+        build=build,
+        dtype=name,
+        shape=_bhsd(4, 16, 4096, D, causal),
+        signature=_signature(dtype),
+        aligned=("q_ptr", "k_ptr", "v_ptr", "out_ptr", "S"),
+        shows=shows,
+        fixed={"INTERPRETED": False},  # compiled for the GPU
+    )
+
+
+DESCRIPTOR = Descriptor(
+    name="attention",
+    title="attention forward",
+    launcher=attention,
+    reference=attention_ref,
+    metric="flops",
+    shapes={
+        "tiny": (_bhsd(1, 2, 65, 32, True),),
+        "quick": (_bhsd(4, 16, 4096, 128, False),),
+        "full": (
+            _bhsd(4, 16, 1024, 128, False),
+            _bhsd(4, 16, 4096, 128, False),
+            _bhsd(4, 16, 4096, 128, True),
+            _bhsd(1, 16, 8192, 128, False),
+        ),
+    },
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [(shape["B"], shape["H"], shape["S"], shape["D"])] * 3, dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(
+        shape["B"], shape["H"], shape["S"], shape["D"], itemsize
+    ),
+    flops=lambda shape: flops(
+        shape["B"], shape["H"], shape["S"], shape["D"], shape["causal"]
+    ),
+    launch_config=lambda dtype, shape: launch_config(
+        dtype, shape["B"], shape["H"], shape["S"], shape["D"], shape["causal"]
+    ),
+    error_bound=error_bound,
+    shape_text=_shape_text,
+    call_kwargs=lambda shape: {"causal": shape["causal"]},
+    baselines={"sdpa": sdpa},
+    eager_is="matmul, softmax, matmul with the S×S scores in memory",
+    r_baselines=("eager", "compile", "sdpa"),
+    goals=(
+        Goal(
+            regime="D = 128, S ≥ 4096",
+            must=(
+                Target(
+                    "R",
+                    0.70,
+                    note="against the best of eager, compile and PyTorch's SDPA",
+                ),
+                Target("F_flop", 0.45),
+            ),
+            stretch=(Target("R", 0.85),),
+        ),
+    ),
+    artifact_builds=(
+        _build(
+            "bf16",
+            128,
+            False,
+            "bf16-d128",
+            "S = QK^T and O += PV both on wgmma; exp2 on the MUFU unit; no spills",
+        ),
+        _build(
+            "bf16",
+            128,
+            True,
+            "bf16-d128-causal",
+            "causal: the masked diagonal step adds selects, still no spills",
+        ),
+        _build("fp16", 64, True, "fp16-d64-causal", "D = 64: 4 warps"),
+        _build(
+            "bf16",
+            80,
+            False,
+            "bf16-d80",
+            "D = 80 padded to 128 inside the kernel, masked loads",
+        ),
+        _build(
+            "fp32",
+            128,
+            False,
+            "fp32-d128",
+            "IEEE float32 on FMA units; 32 x 16 tiles keep it from spilling",
+        ),
+    ),  # fmt: skip
+)

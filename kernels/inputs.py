@@ -15,6 +15,7 @@ def seed_for(*parts: object) -> int:
     return zlib.crc32(repr(parts).encode())
 
 
+# --8<-- [start:nonzero-randn]
 def nonzero_randn(
     shape: tuple[int, ...],
     dtype: torch.dtype,
@@ -28,11 +29,17 @@ def nonzero_randn(
     benchmark does not build gigabytes on the host first; the same seed gives
     the same values on the same kind of device."""
     generator = torch.Generator(device=device).manual_seed(seed)
-    values = torch.randn(shape, generator=generator, dtype=torch.float32, device=device)
+    values = torch.randn(
+        shape,
+        generator=generator,
+        dtype=torch.float32,
+        device=device,
+    )
     values = torch.where(values < 0, values - 0.25, values + 0.25)
     if positive:
         values = values.abs()
     return values.to(dtype)
+    # --8<-- [end:nonzero-randn]
 
 
 def nonzero_inputs(

@@ -17,6 +17,10 @@ from typing import Any
 
 from kernels.descriptor import Launch
 
+#: Constexprs that follow the tensors' device, not the dtype and shape: the
+#: launchers pass them beside the config (CPU tensors run interpreted).
+DEVICE_CONSTEXPRS = ("INTERPRETED",)
+
 #: CUDA's largest grid, per axis (x, y, z).
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 _OPTIONS = ("num_warps", "num_stages")
@@ -42,6 +46,19 @@ class LaunchLog:
             if record.launch not in seen:
                 seen.append(record.launch)
         return seen
+
+
+def without_device_constexprs(launches: list[Launch]) -> list[Launch]:
+    """Launches as a descriptor's launch_config states them."""
+    return [
+        Launch(
+            launch.kernel,
+            {k: v for k, v in launch.constexprs.items() if k not in DEVICE_CONSTEXPRS},
+            launch.num_warps,
+            launch.num_stages,
+        )
+        for launch in launches
+    ]
 
 
 def grid_violation(grid: tuple[int, ...]) -> str | None:

@@ -41,11 +41,16 @@ Napkin math
     operands; bigger tiles mean fewer requests per flop.
 """
 
+import math
 from dataclasses import dataclass
 
 import torch
 import triton
 import triton.language as tl
+
+from kernels.bounds import EPS32, eps
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -71,6 +76,25 @@ DOT_PRECISION = {
     torch.float16: "tf32",
     torch.float32: "ieee",
 }
+
+
+def launch_config(
+    dtype: torch.dtype, M: int, N: int, K: int, config: MatmulConfig | None = None
+) -> list[Launch]:
+    """One launch with the dtype's config (or ``config``), none for an empty
+    output. The launcher adds ``INTERPRETED``, which follows the device."""
+    if M * N == 0:
+        return []
+    config = config or CONFIGS[dtype]
+    tiles = {
+        "BLOCK_M": config.BLOCK_M,
+        "BLOCK_N": config.BLOCK_N,
+        "BLOCK_K": config.BLOCK_K,
+        "GROUP_M": config.GROUP_M,
+        "DOT_PRECISION": DOT_PRECISION[dtype],
+    }
+    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+    return [Launch("matmul_kernel", tiles, **options)]
 
 
 def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -178,16 +202,15 @@ def matmul_with_config(
     c = torch.empty((M, N), dtype=a.dtype, device=a.device)
     if c.numel() == 0:
         return c  # nothing to launch; K == 0 still launches and writes zeros
+    (launch,) = launch_config(a.dtype, M, N, K, config)
     grid = (triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N),)
     matmul_kernel[grid](
         a, b, c, M, N, K,
         a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         c.stride(0), c.stride(1),
-        BLOCK_M=config.BLOCK_M, BLOCK_N=config.BLOCK_N,
-        BLOCK_K=config.BLOCK_K, GROUP_M=config.GROUP_M,
-        DOT_PRECISION=DOT_PRECISION[a.dtype],
+        **launch.constexprs,  # tiles, GROUP_M and DOT_PRECISION
         INTERPRETED=a.device.type == "cpu",  # CPU tensors run interpreted
-        num_warps=config.num_warps, num_stages=config.num_stages,
+        **launch.options(),
     )  # fmt: skip
     return c
 
@@ -209,3 +232,117 @@ def bytes_moved(M: int, N: int, K: int, itemsize: int) -> int:
 def flops(M: int, N: int, K: int) -> int:
     """One multiply and one add for each of the M * N * K terms."""
     return 2 * M * N * K
+
+
+# --------------------------------------------------------------------------
+# What the tools need to know (see kernels/descriptor.py)
+# --------------------------------------------------------------------------
+
+
+def error_bound(inputs, truth, dtype, shape):
+    """Two ulps of the output dtype for the final rounding, plus float32
+    rounding of a K-term sum taken in a different order than the float64
+    reference: about sqrt(K) ulps of the sum of magnitudes |a| @ |b|."""
+    a, b = inputs
+    spread = a.abs() @ b.abs()
+    K = shape["K"]
+    return 2 * eps(dtype) * truth.abs() + 2 * math.sqrt(K) * EPS32 * spread
+
+
+def _signature(dtype: str) -> dict[str, str]:
+    return {
+        "a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{dtype}",
+        "M": "i32", "N": "i32", "K": "i32",
+        "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
+    }  # fmt: skip
+
+
+# Row-major operands: the JIT makes the unit strides constants. Artifacts are
+# compiled for the GPU, never for the interpreter.
+_FIXED = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "INTERPRETED": False}
+_ALIGNED = (
+    "a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk", "stride_cm"
+)  # fmt: skip
+_ANY = {"M": 8192, "N": 8192, "K": 8192}  # the config depends on the dtype only
+
+
+def _mnk(M: int, N: int, K: int) -> dict[str, int]:
+    return {"M": M, "N": N, "K": K}
+
+
+def _build(dtype: str, build: str, aligned: bool, shows: str) -> ArtifactBuild:
+    name = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}[dtype]
+    return ArtifactBuild(
+        build=build,
+        dtype=name,
+        shape=_ANY,
+        signature=_signature(dtype),
+        aligned=_ALIGNED if aligned else (),
+        shows=shows,
+        fixed=_FIXED,
+    )
+
+
+DESCRIPTOR = Descriptor(
+    name="matmul",
+    title="matmul",
+    launcher=matmul,
+    reference=matmul_ref,
+    metric="flops",
+    shapes={
+        "tiny": (_mnk(65, 47, 33),),
+        "quick": (_mnk(8192, 8192, 8192),),
+        "full": (
+            _mnk(1024, 1024, 1024),
+            _mnk(4096, 4096, 4096),
+            _mnk(8192, 8192, 8192),
+            _mnk(8191, 8193, 4095),
+        ),
+    },
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [(shape["M"], shape["K"]), (shape["K"], shape["N"])], dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(
+        shape["M"], shape["N"], shape["K"], itemsize
+    ),
+    flops=lambda shape: flops(shape["M"], shape["N"], shape["K"]),
+    launch_config=lambda dtype, shape: launch_config(
+        dtype, shape["M"], shape["N"], shape["K"]
+    ),
+    error_bound=error_bound,
+    shape_text=lambda shape: f"{shape['M']}×{shape['N']}×{shape['K']}",
+    eager_is="a @ b, i.e. torch.matmul (the library op)",
+    goals=(
+        Goal(
+            regime="bf16",
+            must=(
+                Target("R", 0.80, shape=_mnk(8192, 8192, 8192)),
+                Target("R", 0.70, shape=_mnk(4096, 4096, 4096)),
+                Target("F_flop", 0.65),
+            ),
+            stretch=(Target("R", 0.90),),
+        ),
+    ),
+    artifact_builds=(
+        _build(
+            "bf16",
+            "bf16-aligned",
+            True,
+            "two warpgroups issue wgmma m64n256k16 (HGMMA), four per 64-deep K "
+            "step, fed by 16-byte cp.async copies in a 3-stage pipeline",
+        ),
+        _build("fp16", "fp16-aligned", True, "fp16: the same wgmma shape"),
+        _build(
+            "fp32",
+            "fp32-aligned",
+            True,
+            "IEEE float32 products: FFMA on the CUDA cores, no tensor cores",
+        ),
+        _build(
+            "bf16",
+            "bf16-unaligned",
+            False,
+            "no 16-byte hints: one 2-byte load per element, no cp.async pipeline",
+        ),
+    ),  # fmt: skip
+)

@@ -27,9 +27,23 @@ import torch
 import triton
 import triton.language as tl
 
+from kernels.bounds import EPS32, eps
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
+
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 4096
 NUM_WARPS = 8
+
+
+def launch_config(
+    dtype: torch.dtype, numel: int, *, block_size: int = BLOCK_SIZE
+) -> list[Launch]:
+    """Every stage launches the same kernel with the same tile, whatever the
+    dtype and size (an empty tensor still launches once, to write the 0)."""
+    return [
+        Launch("reduce_sum_v1_kernel", {"BLOCK_SIZE": block_size}, num_warps=NUM_WARPS)
+    ]
 
 
 def reduce_sum_ref(x: torch.Tensor) -> torch.Tensor:
@@ -65,6 +79,7 @@ def reduce_sum(x: torch.Tensor, *, block_size: int = BLOCK_SIZE) -> torch.Tensor
     on small inputs."""
     validate(x)
     values = x.contiguous().reshape(-1)
+    (launch,) = launch_config(x.dtype, values.numel(), block_size=block_size)
     while True:
         n_blocks = max(1, triton.cdiv(values.numel(), block_size))
         # Partials stay float32; only the final value is rounded to x.dtype.
@@ -74,8 +89,8 @@ def reduce_sum(x: torch.Tensor, *, block_size: int = BLOCK_SIZE) -> torch.Tensor
             values,
             out,
             values.numel(),
-            BLOCK_SIZE=block_size,
-            num_warps=NUM_WARPS,
+            **launch.constexprs,
+            **launch.options(),
         )
         if n_blocks == 1:
             return out.reshape(())
@@ -90,3 +105,81 @@ def bytes_moved(numel: int, itemsize: int) -> int:
 def flops(numel: int) -> int:
     """Combining numel values takes numel - 1 additions."""
     return max(numel - 1, 0)
+
+
+# --------------------------------------------------------------------------
+# What the tools need to know (see kernels/descriptor.py)
+# --------------------------------------------------------------------------
+
+
+def error_bound(inputs, truth, dtype, shape):
+    """Two ulps of the output dtype for the final rounding, plus two float32
+    ulps of the sum of magnitudes: the float32 partials are added in a
+    different order than the float64 reference."""
+    (x,) = inputs
+    return 2 * eps(dtype) * truth.abs() + 2 * EPS32 * x.abs().sum()
+
+
+def _signature(dtype: str) -> dict[str, str]:
+    # The partials are float32 whatever the input, so with more than one
+    # block (every benchmark size) stage one writes float32.
+    return {"in_ptr": f"*{dtype}", "out_ptr": "*fp32", "n_elements": "i32"}
+
+
+_ALIGNED = ("in_ptr", "out_ptr", "n_elements")
+_ANY = {"numel": 1 << 20}  # the config does not depend on the size
+
+
+DESCRIPTOR = Descriptor(
+    name="reduction",
+    title="sum reduction",
+    launcher=reduce_sum,
+    reference=reduce_sum_ref,
+    metric="bandwidth",
+    # H200: L2 is about 60 MB; HBM-bound sizes keep the input at least 4x L2.
+    shapes={
+        "tiny": ({"numel": 9001},),
+        "quick": ({"numel": 1 << 28},),
+        "full": (
+            {"numel": 1 << 20},
+            {"numel": 1 << 24},
+            {"numel": 1 << 28},
+            {"numel": (1 << 29) + 3},
+        ),
+    },
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [(shape["numel"],)], dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(shape["numel"], itemsize),
+    flops=lambda shape: flops(shape["numel"]),
+    launch_config=lambda dtype, shape: launch_config(dtype, shape["numel"]),
+    error_bound=error_bound,
+    shape_text=lambda shape: f"{shape['numel']}",
+    eager_is="torch.sum (the library op)",
+    goals=(
+        Goal(
+            regime="HBM-bound sizes",
+            must=(Target("R", 0.90), Target("F_bw", 0.85)),
+            stretch=(Target("R", 1.0),),
+        ),
+    ),
+    artifact_builds=(
+        ArtifactBuild(
+            build="fp32-aligned",
+            dtype="float32",
+            shape=_ANY,
+            signature=_signature("fp32"),
+            aligned=_ALIGNED,
+            shows="stage one: 128-bit loads, a tree of warp shuffles, then "
+            "shared memory to combine the warps",
+        ),
+        ArtifactBuild(
+            build="bf16-aligned",
+            dtype="bfloat16",
+            shape=_ANY,
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="bf16 input widened to float32 before the adds",
+        ),
+    ),
+)

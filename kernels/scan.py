@@ -38,9 +38,29 @@ import torch
 import triton
 import triton.language as tl
 
+from kernels.bounds import EPS32, eps
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
+
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 1024
 NUM_WARPS = 4
+
+
+def launch_config(
+    dtype: torch.dtype, numel: int, *, block_size: int = BLOCK_SIZE
+) -> list[Launch]:
+    """The distinct launches of ``cumsum``, in first-launch order: pass 1's
+    block totals when there is more than one block (pass 2 reuses both
+    kernels on the totals), then pass 3. The same tile for every dtype."""
+    n_blocks = triton.cdiv(numel, block_size)
+    tile = {"BLOCK_SIZE": block_size}
+    apply_carries = Launch("scan_v1_kernel", tile, num_warps=NUM_WARPS)
+    if n_blocks == 0:
+        return []
+    if n_blocks == 1:
+        return [apply_carries]
+    return [Launch("scan_block_sums_kernel", tile, num_warps=NUM_WARPS), apply_carries]
 
 
 def cumsum_ref(x: torch.Tensor) -> torch.Tensor:
@@ -83,8 +103,9 @@ def scanned_block_sums(x: torch.Tensor, block_size: int) -> torch.Tensor:
     is the carry into block b."""
     n_blocks = triton.cdiv(x.numel(), block_size)
     block_sums = torch.empty(n_blocks, dtype=torch.float32, device=x.device)
+    pass_1 = launch_config(x.dtype, x.numel(), block_size=block_size)[0]
     scan_block_sums_kernel[(n_blocks,)](
-        x, block_sums, x.numel(), BLOCK_SIZE=block_size, num_warps=NUM_WARPS
+        x, block_sums, x.numel(), **pass_1.constexprs, **pass_1.options()
     )
     # Pass 2: the totals are a shorter scan; one block ends the recursion.
     return cumsum(block_sums, block_size=block_size)
@@ -117,13 +138,14 @@ def cumsum(x: torch.Tensor, *, block_size: int = BLOCK_SIZE) -> torch.Tensor:
         sums = torch.zeros(1, dtype=torch.float32, device=x.device)
     else:
         sums = scanned_block_sums(values, block_size)
+    pass_3 = launch_config(x.dtype, values.numel(), block_size=block_size)[-1]
     scan_v1_kernel[(n_blocks,)](
         values,
         sums,
         out,
         values.numel(),
-        BLOCK_SIZE=block_size,
-        num_warps=NUM_WARPS,
+        **pass_3.constexprs,
+        **pass_3.options(),
     )
     return out
     # --8<-- [end:apply-carries]
@@ -179,3 +201,86 @@ def bytes_moved(numel: int, itemsize: int) -> int:
 def flops(numel: int) -> int:
     """The last prefix alone needs numel - 1 additions."""
     return max(numel - 1, 0)
+
+
+# --------------------------------------------------------------------------
+# What the tools need to know (see kernels/descriptor.py)
+# --------------------------------------------------------------------------
+
+
+def error_bound(inputs, truth, dtype, shape):
+    """Two ulps of the output dtype for the final rounding, plus two float32
+    ulps of the running sum of magnitudes: the float32 carries add the
+    prefix in a different order than the float64 reference."""
+    (x,) = inputs
+    return 2 * eps(dtype) * truth.abs() + 2 * EPS32 * torch.cumsum(x.abs(), 0)
+
+
+_SEVERAL_BLOCKS = {"numel": 1 << 20}  # passes 1 and 3 both launch
+
+
+DESCRIPTOR = Descriptor(
+    name="scan",
+    title="inclusive scan",
+    launcher=cumsum,
+    reference=cumsum_ref,
+    metric="bandwidth",
+    # H200: L2 is about 60 MB; HBM-bound sizes keep the input at least 4x L2.
+    shapes={
+        "tiny": ({"numel": 3001},),
+        "quick": ({"numel": 1 << 28},),
+        "full": (
+            {"numel": 1 << 20},
+            {"numel": 1 << 24},
+            {"numel": 1 << 28},
+            {"numel": (1 << 28) + 7},
+        ),
+    },
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [(shape["numel"],)], dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(shape["numel"], itemsize),
+    flops=lambda shape: flops(shape["numel"]),
+    launch_config=lambda dtype, shape: launch_config(dtype, shape["numel"]),
+    error_bound=error_bound,
+    shape_text=lambda shape: f"{shape['numel']}",
+    eager_is="torch.cumsum (the library op)",
+    # A float32 scan: bfloat16 prefix sums of 2**28 values keep no digits.
+    dtype_cuda="float32",
+    goals=(
+        Goal(
+            regime="1-D, HBM-bound sizes",
+            must=(Target("R", 0.60), Target("F_bw", 0.55)),
+            stretch=(Target("R", 0.85, note="single-pass look-back"),),
+        ),
+    ),
+    artifact_builds=(
+        ArtifactBuild(
+            build="block-sums-fp32",
+            dtype="float32",
+            shape=_SEVERAL_BLOCKS,
+            signature={
+                "x_ptr": "*fp32",
+                "block_sums_ptr": "*fp32",
+                "n_elements": "i32",
+            },
+            aligned=("x_ptr", "block_sums_ptr", "n_elements"),
+            shows="pass 1: one total per block",
+            launch=0,
+        ),
+        ArtifactBuild(
+            build="apply-carries-fp32",
+            dtype="float32",
+            shape=_SEVERAL_BLOCKS,
+            signature={
+                "x_ptr": "*fp32",
+                "scanned_sums_ptr": "*fp32",
+                "out_ptr": "*fp32",
+                "n_elements": "i32",
+            },
+            aligned=("x_ptr", "scanned_sums_ptr", "out_ptr", "n_elements"),
+            shows="pass 3: the block scan crosses warps through shared memory",
+            launch=1,
+        ),
+    ),
+)

@@ -27,7 +27,7 @@ Configs (fixed, so compiled artifacts are reproducible)
     v1: ``BLOCK`` = next power of two >= the row length (at least 16); 4
     warps up to 1024 columns, 8 up to 4096, 16 beyond; ``softmax`` uses v1
     up to 16384 columns (32 values per thread at 16 warps, no spills).
-    v2: 4096-column chunks, 8 warps.
+    v2: 4096-column chunks, 8 warps. Both launch with one pipeline stage.
 
 Napkin math
     ``bytes_moved``: the least traffic reads every element once and writes it
@@ -44,10 +44,17 @@ import torch
 import triton
 import triton.language as tl
 
+from kernels.bounds import EPS32, eps
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
+
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 FUSED_MAX_BLOCK = 16384  # widest row v1 keeps in registers at once
 ONLINE_BLOCK = 4096  # chunk width for v2
 ONLINE_WARPS = 8
+# One stage: v1 has no loop to pipeline, and the compiled artifacts of both
+# versions are built with one.
+NUM_STAGES = 1
 
 
 def fused_num_warps(block: int) -> int:
@@ -55,6 +62,30 @@ def fused_num_warps(block: int) -> int:
     if block <= 1024:
         return 4
     return 8 if block <= 4096 else 16
+
+
+def launch_config(
+    dtype: torch.dtype,
+    rows: int,
+    cols: int,
+    *,
+    version: str | None = None,
+    block: int = ONLINE_BLOCK,
+) -> list[Launch]:
+    """One launch per call, none for an empty x. ``version`` None is what
+    ``softmax`` picks: v1 when the row fits in one block, v2 otherwise. The
+    same config for every dtype."""
+    if rows * cols == 0:
+        return []
+    if version is None:
+        version = "v1" if cols <= FUSED_MAX_BLOCK else "v2"
+    if version == "v1":
+        width = max(16, triton.next_power_of_2(cols))  # the whole row
+        warps = fused_num_warps(width)
+        kernel = "softmax_v1_kernel"
+    else:
+        width, warps, kernel = block, ONLINE_WARPS, "softmax_v2_kernel"
+    return [Launch(kernel, {"BLOCK": width}, num_warps=warps, num_stages=NUM_STAGES)]
 
 
 def softmax_ref(x: torch.Tensor) -> torch.Tensor:
@@ -135,6 +166,29 @@ def _as_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return rows_view, out
 
 
+def _launch(x: torch.Tensor, launches: list[Launch]) -> torch.Tensor:
+    """Run the launches of ``launch_config`` over the rows of x."""
+    rows_view, out = _as_rows(x)
+    for launch in launches:
+        kernel = _KERNELS[launch.kernel]
+        kernel[(rows_view.shape[0],)](
+            rows_view, out, rows_view.shape[1],
+            rows_view.stride(0), out.stride(0),
+            **launch.constexprs, **launch.options(),
+        )  # fmt: skip
+    return out.view(x.shape)
+
+
+_KERNELS = {
+    "softmax_v1_kernel": softmax_v1_kernel,
+    "softmax_v2_kernel": softmax_v2_kernel,
+}
+
+
+def _rows_cols(x: torch.Tensor) -> tuple[int, int]:
+    return math.prod(x.shape[:-1]), x.shape[-1]
+
+
 def softmax_v1(x: torch.Tensor) -> torch.Tensor:
     """Fused softmax: a whole row in one block (up to FUSED_MAX_BLOCK)."""
     validate(x)
@@ -143,15 +197,7 @@ def softmax_v1(x: torch.Tensor) -> torch.Tensor:
             f"x has rows of {x.shape[-1]} columns; softmax_v1 takes at most "
             f"{FUSED_MAX_BLOCK}: use softmax_v2"
         )
-    rows_view, out = _as_rows(x)
-    if out.numel() > 0:
-        block = max(16, triton.next_power_of_2(rows_view.shape[1]))
-        softmax_v1_kernel[(rows_view.shape[0],)](
-            rows_view, out, rows_view.shape[1],
-            rows_view.stride(0), out.stride(0),
-            BLOCK=block, num_warps=fused_num_warps(block),
-        )  # fmt: skip
-    return out.view(x.shape)
+    return _launch(x, launch_config(x.dtype, *_rows_cols(x), version="v1"))
 
 
 def softmax_v2(x: torch.Tensor, block: int = ONLINE_BLOCK) -> torch.Tensor:
@@ -159,22 +205,14 @@ def softmax_v2(x: torch.Tensor, block: int = ONLINE_BLOCK) -> torch.Tensor:
     validate(x)
     if not isinstance(block, int) or block < 16 or block & (block - 1):
         raise ValueError(f"block must be a power of two >= 16, got {block!r}")
-    rows_view, out = _as_rows(x)
-    if out.numel() > 0:
-        softmax_v2_kernel[(rows_view.shape[0],)](
-            rows_view, out, rows_view.shape[1],
-            rows_view.stride(0), out.stride(0),
-            BLOCK=block, num_warps=ONLINE_WARPS,
-        )  # fmt: skip
-    return out.view(x.shape)
+    launches = launch_config(x.dtype, *_rows_cols(x), version="v2", block=block)
+    return _launch(x, launches)
 
 
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Softmax over the last dimension; one fused pass when the row fits."""
     validate(x)
-    if x.shape[-1] <= FUSED_MAX_BLOCK:
-        return softmax_v1(x)
-    return softmax_v2(x)
+    return _launch(x, launch_config(x.dtype, *_rows_cols(x)))
 
 
 def bytes_moved(rows: int, cols: int, itemsize: int) -> int:
@@ -185,3 +223,108 @@ def bytes_moved(rows: int, cols: int, itemsize: int) -> int:
 def flops(rows: int, cols: int) -> int:
     """Compare, subtract, exp, add, multiply: 5 operations per element."""
     return 5 * rows * cols
+
+
+# --------------------------------------------------------------------------
+# What the tools need to know (see kernels/descriptor.py)
+# --------------------------------------------------------------------------
+
+
+def error_bound(inputs, truth, dtype, shape):
+    """Relative: two ulps of the output dtype for the final rounding, plus
+    float32 rounding in the row's max, exps and sum, which grows like the
+    square root of the row length."""
+    relative = 2 * eps(dtype) + 8 * math.sqrt(shape["cols"]) * EPS32
+    return relative * truth.abs()
+
+
+def _signature(dtype: str) -> dict[str, str]:
+    return {
+        "x_ptr": f"*{dtype}",
+        "out_ptr": f"*{dtype}",
+        "cols": "i32",
+        "x_row_stride": "i32",
+        "out_row_stride": "i32",
+    }
+
+
+_ALIGNED = ("x_ptr", "out_ptr", "cols", "x_row_stride", "out_row_stride")
+
+
+def _rc(rows: int, cols: int) -> dict[str, int]:
+    return {"rows": rows, "cols": cols}
+
+
+DESCRIPTOR = Descriptor(
+    name="softmax",
+    title="softmax",
+    launcher=softmax,
+    reference=softmax_ref,
+    metric="bandwidth",
+    # H200: L2 is about 60 MB; HBM-bound shapes keep the data at least 4x L2,
+    # 4096×1024 fits in L2, and 65536-wide rows take the online version.
+    shapes={
+        "tiny": (_rc(7, 1000),),
+        "quick": (_rc(32768, 4096),),
+        "full": (
+            _rc(4096, 1024),
+            _rc(32768, 4096),
+            _rc(16384, 8191),
+            _rc(2048, 65536),
+        ),
+    },
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [(shape["rows"], shape["cols"])], dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(
+        shape["rows"], shape["cols"], itemsize
+    ),
+    flops=lambda shape: flops(shape["rows"], shape["cols"]),
+    launch_config=lambda dtype, shape: launch_config(
+        dtype, shape["rows"], shape["cols"]
+    ),
+    error_bound=error_bound,
+    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    eager_is="torch.softmax (the library op)",
+    goals=(
+        Goal(
+            regime="row fits on chip",
+            must=(Target("R", 0.95), Target("F_bw", 0.80)),
+            stretch=(Target("F_bw", 0.88),),
+        ),
+        Goal(
+            regime="65k-wide rows",
+            must=(
+                Target("R", 0.90, shape=_rc(2048, 65536)),
+                Target("F_bw", 0.55, shape=_rc(2048, 65536)),
+            ),
+            stretch=(Target("F_bw", 0.62, shape=_rc(2048, 65536)),),
+        ),
+    ),
+    artifact_builds=(
+        ArtifactBuild(
+            build="v1-fp32-4096",
+            dtype="float32",
+            shape=_rc(1024, 4096),
+            signature=_signature("fp32"),
+            aligned=_ALIGNED,
+            shows="fused: 128-bit loads, the row's max and sum through warp shuffles",
+        ),
+        ArtifactBuild(
+            build="v1-bf16-16384",
+            dtype="bfloat16",
+            shape=_rc(1024, FUSED_MAX_BLOCK),
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="the widest fused row: 32 values per thread, still no spills",
+        ),
+        ArtifactBuild(
+            build="v2-bf16-4096",
+            dtype="bfloat16",
+            shape=_rc(2048, 65536),
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="online: two loops over 4096-wide chunks, 128-bit loads",
+        ),
+    ),
+)

@@ -28,11 +28,35 @@ import torch
 import triton
 import triton.language as tl
 
+from kernels import bounds
+from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
+from kernels.inputs import nonzero_inputs
+
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_M = 64
 BLOCK_N = 64
 NAIVE_BLOCK_N = 256
 NUM_WARPS = 4
+
+
+def launch_config(
+    dtype: torch.dtype,
+    M: int,
+    N: int,
+    *,
+    version: str = "v2",
+    block_m: int = BLOCK_M,
+    block_n: int | None = None,
+) -> list[Launch]:
+    """One launch, the same tile for every dtype and size (none when x is
+    empty). ``transpose`` is v2; v1 takes ``NAIVE_BLOCK_N`` columns of a row."""
+    if M * N == 0:
+        return []
+    if version == "v1":
+        tile = {"BLOCK_N": block_n or NAIVE_BLOCK_N}
+        return [Launch("transpose_v1_kernel", tile, num_warps=NUM_WARPS)]
+    tile = {"BLOCK_M": block_m, "BLOCK_N": block_n or BLOCK_N}
+    return [Launch("transpose_v2_kernel", tile, num_warps=NUM_WARPS)]
 
 
 def transpose_ref(x: torch.Tensor) -> torch.Tensor:
@@ -100,6 +124,7 @@ def transpose_v1(x: torch.Tensor, *, block_n: int = NAIVE_BLOCK_N) -> torch.Tens
     out = torch.empty((N, M), dtype=x.dtype, device=x.device)
     if out.numel() == 0:
         return out
+    (launch,) = launch_config(x.dtype, M, N, version="v1", block_n=block_n)
     grid = (M, triton.cdiv(N, block_n))
     transpose_v1_kernel[grid](
         x,
@@ -108,8 +133,8 @@ def transpose_v1(x: torch.Tensor, *, block_n: int = NAIVE_BLOCK_N) -> torch.Tens
         N,
         x.stride(0),
         x.stride(1),
-        BLOCK_N=block_n,
-        num_warps=NUM_WARPS,
+        **launch.constexprs,
+        **launch.options(),
     )
     return out
 
@@ -123,6 +148,7 @@ def transpose_v2(
     out = torch.empty((N, M), dtype=x.dtype, device=x.device)
     if out.numel() == 0:
         return out
+    (launch,) = launch_config(x.dtype, M, N, block_m=block_m, block_n=block_n)
     grid = (triton.cdiv(M, block_m), triton.cdiv(N, block_n))
     transpose_v2_kernel[grid](
         x,
@@ -131,9 +157,8 @@ def transpose_v2(
         N,
         x.stride(0),
         x.stride(1),
-        BLOCK_M=block_m,
-        BLOCK_N=block_n,
-        num_warps=NUM_WARPS,
+        **launch.constexprs,
+        **launch.options(),
     )
     return out
 
@@ -151,3 +176,88 @@ def bytes_moved(M: int, N: int, itemsize: int) -> int:
 def flops(M: int, N: int) -> int:
     """A transpose moves data and computes nothing."""
     return 0
+
+
+# --------------------------------------------------------------------------
+# What the tools need to know (see kernels/descriptor.py)
+# --------------------------------------------------------------------------
+
+
+def _launches(dtype: torch.dtype, shape) -> list[Launch]:
+    # A shape may name the version: the artifact builder compiles v1 too.
+    version = shape.get("version", "v2")
+    return launch_config(dtype, shape["rows"], shape["cols"], version=version)
+
+
+_SIGNATURE = {
+    "x_ptr": "*fp32",
+    "out_ptr": "*fp32",
+    "M": "i32",
+    "N": "i32",
+    "stride_xm": "i32",
+}
+_ALIGNED = ("x_ptr", "out_ptr", "M", "N", "stride_xm")
+# A contiguous x has stride_xn == 1, which the JIT makes a constant.
+_UNIT_STRIDE = {"stride_xn": 1}
+
+
+def _rc(rows: int, cols: int) -> dict[str, int]:
+    return {"rows": rows, "cols": cols}
+
+
+DESCRIPTOR = Descriptor(
+    name="transpose",
+    title="transpose",
+    launcher=transpose,
+    reference=transpose_ref,
+    metric="bandwidth",
+    # H200: L2 is about 60 MB; HBM-bound shapes keep the data at least 4x L2.
+    shapes={
+        "tiny": (_rc(67, 131),),
+        "quick": (_rc(16384, 16384),),
+        "full": (
+            _rc(1024, 1024),
+            _rc(16384, 16384),
+            _rc(8192, 32768),
+            _rc(16383, 8191),
+        ),
+    },
+    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
+        [(shape["rows"], shape["cols"])], dtype, device, seed
+    ),
+    bytes_moved=lambda shape, itemsize: bytes_moved(
+        shape["rows"], shape["cols"], itemsize
+    ),
+    flops=lambda shape: flops(shape["rows"], shape["cols"]),
+    launch_config=_launches,
+    error_bound=bounds.exact,
+    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    goals=(
+        Goal(
+            regime="HBM-bound sizes",
+            must=(Target("R", 0.95), Target("F_bw", 0.80)),
+            stretch=(Target("F_bw", 0.88),),
+        ),
+    ),
+    artifact_builds=(
+        ArtifactBuild(
+            build="naive-fp32",
+            dtype="float32",
+            shape={**_rc(1024, 1024), "version": "v1"},
+            signature=_SIGNATURE,
+            aligned=_ALIGNED,
+            shows="contiguous 128-bit loads, but one 32-bit store per element",
+            fixed=_UNIT_STRIDE,
+        ),
+        ArtifactBuild(
+            build="tiled-fp32",
+            dtype="float32",
+            shape=_rc(1024, 1024),
+            signature=_SIGNATURE,
+            aligned=_ALIGNED,
+            shows="the tile is transposed through shared memory, so stores are "
+            "128-bit too",
+            fixed=_UNIT_STRIDE,
+        ),
+    ),
+)

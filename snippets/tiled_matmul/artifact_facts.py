@@ -1,29 +1,27 @@
 """What the compiled matmul kernel for sm_90a uses, read from its artifact.
 
 Shown on docs/kernels/matrix-multiplication/tiled-matmul.md. The artifact,
-results/artifacts/matmul.sm_90a.json, is written by scripts/artifacts.py,
-which compiles kernels/matmul.py for Hopper without a GPU. Evidence kind:
-compiled artifact. It shows which instructions and how many registers and
-bytes of shared memory the code uses; it says nothing about speed.
+results/artifacts/matmul.sm_90a.json, is written by
+`python -m scripts.artifacts`, which compiles kernels/matmul.py for Hopper
+without a GPU. Evidence kind: compiled artifact. It shows which
+instructions and how many registers and bytes of shared memory the code
+uses; it says nothing about speed.
 
 A missing artifact gives a "not compiled yet" note; a malformed one raises,
 naming the file and the field, so the site build fails.
 
-Run it as a script to print the facts.
+Run it as a script (`python -m snippets.tiled_matmul.artifact_facts`) to
+print the facts.
 """
 
 import json
 import re
-import sys
 from hashlib import sha256
 from pathlib import Path
 
+from snippets.tiled_matmul.program_order import H200_SMS, wave_reading, wave_table
+
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # run as a script: make `snippets` importable
-    sys.path.insert(0, str(ROOT))
-
-from snippets.tiled_matmul.program_order import H200_SMS, wave_reading, wave_table  # noqa: E402
-
 ARTIFACT = ROOT / "results" / "artifacts" / "matmul.sm_90a.json"
 KERNEL_SOURCE = ROOT / "kernels" / "matmul.py"
 
@@ -153,7 +151,7 @@ def _missing_note(path: Path) -> str:
     rel = Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path
     return (
         f'!!! warning "Not compiled yet"\n    No artifact at `{rel}`: run '
-        "`python scripts/artifacts.py matmul` to compile the kernel for sm_90a."
+        "`python -m scripts.artifacts matmul` to compile the kernel for sm_90a."
     )
 
 
@@ -170,7 +168,7 @@ def staleness_note(path: Path = ARTIFACT, source: Path = KERNEL_SOURCE) -> str:
     return (
         '!!! warning "Stale artifact"\n    `kernels/matmul.py` changed after '
         "this artifact was compiled; the facts below describe the older "
-        "source. Rebuild with `python scripts/artifacts.py matmul`."
+        "source. Rebuild with `python -m scripts.artifacts matmul`."
     )
 
 

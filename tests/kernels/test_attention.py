@@ -18,7 +18,7 @@ import triton
 import triton.language as tl
 
 import kernels.attention as at
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,
     assert_plain_result,

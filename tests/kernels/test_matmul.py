@@ -17,7 +17,7 @@ import triton
 import triton.language as tl
 
 import kernels.matmul as mm
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,
     assert_plain_result,

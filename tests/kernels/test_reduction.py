@@ -2,10 +2,10 @@
 
 The sum is compared with a float64 sum, not with torch.sum: the kernel adds
 in a different order than PyTorch, so both carry rounding error and neither
-is the truth. The bound (kernels.testing.summation_bound) allows one float32
-rounding per level of the tree and then one ulp of the output dtype; a full
-ulp because the interpreter truncates float32 to bfloat16 where a GPU rounds
-to nearest.
+is the truth. The bound (``summation_bound`` in
+tests/helpers/kernel_checks.py) allows one float32 rounding per level of the
+tree and then one ulp of the output dtype; a full ulp because the interpreter
+truncates float32 to bfloat16 where a GPU rounds to nearest.
 """
 
 import math
@@ -15,7 +15,7 @@ import torch
 import triton
 
 import kernels.reduction as red
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     assert_bits_unchanged,
     assert_plain_result,
     assert_within,

@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 import kernels.residual_add_relu as rar
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     BF16_RELATIVE_ULP,
     EXACT,
     INTERPRETER,

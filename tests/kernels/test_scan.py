@@ -2,10 +2,11 @@
 
 Every prefix is compared with a float64 scan, not with torch.cumsum: the
 kernel adds in a different order (within a block, then block totals), so both
-carry rounding error. The bound (kernels.testing.summation_bound) allows a
-float32 rounding per level of additions on the sum of magnitudes up to that
-element, then one ulp of the output dtype; a full ulp because the interpreter
-truncates float32 to bfloat16 where a GPU rounds to nearest.
+carry rounding error. The bound (``summation_bound`` in
+tests/helpers/kernel_checks.py) allows a float32 rounding per level of
+additions on the sum of magnitudes up to that element, then one ulp of the
+output dtype; a full ulp because the interpreter truncates float32 to bfloat16
+where a GPU rounds to nearest.
 
 The interpreter runs programs one at a time, in order; these tests show the
 values are right, not that the passes are free of races on a GPU (the three
@@ -18,7 +19,7 @@ import pytest
 import torch
 
 import kernels.scan as scan
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     assert_bits_unchanged,
     assert_plain_result,
     assert_within,

@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 import kernels.softmax as sm
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     INTERPRETER,
     Tolerance,
     assert_bits_unchanged,

@@ -11,7 +11,7 @@ import torch
 import triton
 
 import kernels.transpose as tr
-from kernels.testing import (
+from tests.helpers.kernel_checks import (
     assert_bits_unchanged,
     assert_plain_result,
     bit_snapshot,

@@ -1,8 +1,9 @@
 """The artifact reader: good, missing, stale and malformed artifacts.
 
 The fixture is a real sm_90a artifact of kernels/matmul.py's bf16 build
-(scripts/artifacts.py's output), frozen so these tests do not depend on the
-committed one.
+(`python -m scripts.artifacts`'s output), frozen so these tests do not
+depend on the committed one; tests/scripts/artifacts/test_build.py checks
+that it still follows the artifact schema.
 """
 
 import copy

@@ -1,7 +1,8 @@
 """Shared helpers for the kernel tests: inputs, snapshots and tolerances.
 
-It lives in the ``kernels`` package (not under ``tests/``) because pytest runs
-with ``--import-mode=importlib``, where test folders are not importable.
+Tests import it as ``tests.helpers.kernel_checks``: pytest runs with
+``--import-mode=importlib`` and ``pythonpath = ["."]``, so ``tests`` imports
+as a namespace package from the repository root.
 
 Tolerances are stated per dtype together with the reason. Where the Triton
 interpreter differs from a GPU, the reason says so: the interpreter rounds
@@ -11,10 +12,12 @@ PyTorch by one bf16 ulp under the interpreter only.
 """
 
 import os
-import zlib
 from dataclasses import dataclass
 
 import torch
+
+# seed_for is re-exported: the tests import it from here.
+from kernels.inputs import nonzero_randn, seed_for  # noqa: F401
 
 #: True when kernels run in the Triton interpreter (the CPU test machines).
 INTERPRETER = os.environ.get("TRITON_INTERPRET", "0") == "1"
@@ -38,12 +41,6 @@ class Tolerance:
 EXACT = Tolerance(0.0, 0.0, "the kernel rounds once, exactly as PyTorch does")
 
 
-def seed_for(*parts: object) -> int:
-    """A stable seed derived from a test's parameters: every case gets its own
-    random data, and a failure reproduces on the next run."""
-    return zlib.crc32(repr(parts).encode())
-
-
 def random_tensor(
     shape: tuple[int, ...],
     dtype: torch.dtype,
@@ -54,14 +51,10 @@ def random_tensor(
 ) -> torch.Tensor:
     """Fresh random values with no zeros: normal with mixed signs, or strictly
     positive when ``positive`` (so a result that should be non-zero cannot
-    hide an unwritten output that happens to hold zeros)."""
-    generator = torch.Generator().manual_seed(seed)
-    values = torch.randn(shape, generator=generator, dtype=torch.float32)
-    # Push every value at least 0.25 away from zero, keeping its sign.
-    values = torch.where(values < 0, values - 0.25, values + 0.25)
-    if positive:
-        values = values.abs()
-    return values.to(dtype).to(device)
+    hide an unwritten output that happens to hold zeros). Drawn on the CPU and
+    then moved, so a case gets the same values on every device."""
+    values = nonzero_randn(shape, dtype, "cpu", seed=seed, positive=positive)
+    return values.to(device)
 
 
 def bit_snapshot(tensor: torch.Tensor) -> torch.Tensor:

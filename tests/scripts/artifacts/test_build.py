@@ -1,10 +1,11 @@
-"""The committed compiled artifacts: fresh, well formed, and saying what the
-lessons say. Evidence kind: compiled artifact (instructions and resources,
-never speed). The tests read the committed files; one test rebuilds the add
-kernel to show the builder itself works and is reproducible.
+"""The committed compiled artifacts: fresh, well formed, built with the
+configs the descriptors give, and saying what the lessons say. Evidence kind:
+compiled artifact (instructions and resources, never speed). The tests read
+the committed files; one test rebuilds the add kernel to show the builder
+itself works and is reproducible.
 """
 
-import importlib
+import dataclasses
 import json
 import os
 import shutil
@@ -12,10 +13,21 @@ import subprocess
 import sys
 
 import pytest
+import torch
 import triton
 
-from scripts import artifacts
-from scripts.artifacts import SPECS, load_build
+from kernels.descriptor import Launch, discover
+from scripts import results
+from scripts.artifacts import build as artifacts
+from scripts.artifacts.build import load_build
+
+DESCRIPTORS = discover()
+PLANS = [plan for d in DESCRIPTORS.values() for plan in artifacts.plans(d)]
+
+
+def _plan_id(plan):
+    return f"{plan.kernel}-{plan.build.build}"
+
 
 # ------------------------------------------------------------ freshness
 
@@ -35,29 +47,129 @@ def test_a_changed_source_is_reported_as_stale(tmp_path):
     problems = artifacts.stale_artifacts(tmp_path)
     assert len(problems) == 1
     assert problems[0].startswith("residual_add_relu:")
-    assert "python scripts/artifacts.py residual_add_relu" in problems[0]
+    assert "python -m scripts.artifacts residual_add_relu" in problems[0]
+
+
+def test_a_changed_launch_config_is_reported_as_stale():
+    # Known-broken: the descriptor now asks for another tile than the one
+    # compiled (say a config that lives outside the kernel's file changed).
+    add = DESCRIPTORS["residual_add_relu"]
+    other = Launch("residual_add_relu_v1_kernel", {"BLOCK_SIZE": 2048}, num_warps=8)
+    changed = dataclasses.replace(add, launch_config=lambda dtype, shape: [other])
+    problems = artifacts.stale_artifacts(descriptors={add.name: changed})
+    assert len(problems) == len(add.artifact_builds)
+    assert all("launch" in p and "constexprs" in p for p in problems)
+    assert problems[0].startswith("residual_add_relu/fp32-aligned:")
 
 
 def test_a_missing_artifact_is_reported(tmp_path):
     problems = artifacts.stale_artifacts(tmp_path)
-    assert len(problems) == len(artifacts.kernels_in_registry())
+    assert len(problems) == len(artifacts.built_kernels(DESCRIPTORS))
     assert all("no artifact" in problem for problem in problems)
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.kernel}-{s.build}")
-def test_spec_matches_its_function(spec):
+def test_every_committed_artifact_belongs_to_a_descriptor():
+    committed = sorted(p.name for p in artifacts.ARTIFACT_DIR.glob("*.json"))
+    wanted = sorted(
+        artifacts.artifact_path(k).name for k in artifacts.built_kernels(DESCRIPTORS)
+    )
+    assert committed == wanted
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=_plan_id)
+def test_plan_matches_its_function(plan):
     # Checked without compiling: the parameters, in order, and their values.
-    module = importlib.import_module(f"kernels.{spec.kernel}")
-    params = getattr(module, spec.function).arg_names
-    assert list(spec.signature) == params
-    constexprs = {n for n, t in spec.signature.items() if t == "constexpr"}
-    assert constexprs == set(spec.constexprs)
-    assert set(spec.aligned) <= set(spec.signature) - constexprs
+    module = sys.modules[f"kernels.{plan.kernel}"]
+    params = getattr(module, plan.launch.kernel).arg_names
+    assert list(plan.signature) == params
+    constexprs = {n for n, t in plan.signature.items() if t == "constexpr"}
+    assert constexprs == set(plan.constexprs)
+    assert set(plan.build.aligned) <= set(plan.signature) - constexprs
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (dict(signature={"x_ptr": "*fp32"}), "no type or value for"),
+        (dict(fixed={"n_elements": 16}), "both typed and constexpr"),
+        (dict(aligned=("BLOCK_SIZE",)), "must be runtime args"),
+        (dict(launch=1), "launch_config gives 1 launch"),
+        (dict(dtype="float99"), "not a torch dtype"),
+    ],
+    ids=["untyped-args", "typed-and-fixed", "aligned-constexpr", "no-launch", "dtype"],
+)
+def test_a_build_the_descriptor_cannot_give_is_refused(change, words):
+    # Known-broken builds: refused before anything compiles, naming the build.
+    add = DESCRIPTORS["residual_add_relu"]
+    broken = dataclasses.replace(add.artifact_builds[0], **change)
+    with pytest.raises(artifacts.BuildError, match=words) as error:
+        artifacts.plan(add, broken)
+    assert str(error.value).startswith("residual_add_relu/fp32-aligned:")
 
 
 def test_build_names_are_unique_per_kernel():
-    keys = [(spec.kernel, spec.build) for spec in SPECS]
+    keys = [(plan.kernel, plan.build.build) for plan in PLANS]
     assert len(keys) == len(set(keys))
+
+
+# ------------------------------------------------------------ the format
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(artifacts.ARTIFACT_DIR.glob("*.json")),
+    ids=lambda p: p.name.split(".")[0],
+)
+def test_every_committed_file_validates_against_the_schema(path):
+    data = results.read("artifact", path).data
+    assert path.name == f"{data['kernel']}.{artifacts.TARGET_ARCH}.json"
+    assert data["schema"] == artifacts.SCHEMA
+    for record in data["builds"]:
+        # What the schema cannot say: a value for every constexpr parameter,
+        # made of the launch's constexprs and the build's fixed ones.
+        typed = {n for n, t in record["signature"].items() if t == "constexpr"}
+        assert typed == set(record["constexprs"]), record["build"]
+        launch = record["launch"]
+        assert record["constexprs"] == {**launch["constexprs"], **record["fixed"]}
+        assert record["function"] == launch["kernel"]
+        assert record["num_warps"] == launch["num_warps"]
+        # A launch without num_stages compiles with Triton's default, 3.
+        assert record["num_stages"] == launch.get("num_stages", 3)
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=_plan_id)
+def test_every_build_records_the_config_its_descriptor_gives_today(plan):
+    record = load_build(plan.kernel, plan.build.build)
+    dtype = getattr(torch, record["dtype"])
+    descriptor = DESCRIPTORS[plan.kernel]
+    launches = descriptor.launch_config(dtype, record["shape"])
+    assert record["launch"] == launches[record["launch_index"]].record()
+    assert record["fixed"] == dict(plan.build.fixed)
+    assert record["aligned"] == list(plan.build.aligned)
+
+
+def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
+    # Known-broken: a build whose register count is not a number.
+    record = artifacts.load_artifact("residual_add_relu")
+    record["builds"][1]["registers"] = "many"
+    path = tmp_path / "residual_add_relu.sm_90a.json"
+    with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
+        results.write("artifact", path, record)  # refused on write...
+    assert not path.exists()
+    path.write_text(json.dumps(record))
+    with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
+        artifacts.load_artifact("residual_add_relu", tmp_path)  # ...and on read
+    problems = artifacts.stale_artifacts(
+        tmp_path, {"residual_add_relu": DESCRIPTORS["residual_add_relu"]}
+    )
+    assert len(problems) == 1 and "registers" in problems[0]
+
+
+def test_the_snippet_fixture_is_a_valid_artifact():
+    # tests/snippets/tiled_matmul/fixtures/matmul.sm_90a.json stands in for a
+    # real artifact; it must keep the real format.
+    fixture = results.ROOT / "tests/snippets/tiled_matmul/fixtures/matmul.sm_90a.json"
+    results.read("artifact", fixture)
 
 
 # ------------------------------------------------------------ the facts
@@ -93,19 +205,16 @@ def test_add_kernel_without_full_hints_uses_scalar_loads(build):
 
 
 def test_add_kernel_needs_no_shared_memory_and_never_spills():
-    for spec in SPECS:
-        if spec.kernel != "residual_add_relu":
-            continue
-        record = load_build(spec.kernel, spec.build)
-        assert record["shared_bytes"] == 0, spec.build
+    for record in artifacts.load_artifact("residual_add_relu")["builds"]:
+        assert record["shared_bytes"] == 0, record["build"]
         assert record["spill_store_bytes"] == record["spill_load_bytes"] == 0
-        assert record["local_bytes"] == 0, spec.build
+        assert record["local_bytes"] == 0, record["build"]
 
 
 def test_every_build_records_its_resources():
-    for spec in SPECS:
-        record = load_build(spec.kernel, spec.build)
-        assert record["registers"] > 0, (spec.kernel, spec.build)
+    for plan in PLANS:
+        record = load_build(plan.kernel, plan.build.build)
+        assert record["registers"] > 0, (plan.kernel, plan.build.build)
         assert len(record["cubin_sha256"]) == 64
         assert record["sass_excerpt"] and record["ptx_excerpt"]
 
@@ -142,7 +251,7 @@ def test_builder_rebuilds_the_add_kernel_identically(tmp_path):
     # A fresh Triton cache, so this really compiles (about 5 s on 2 cores).
     env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("TRITON_INTERPRET", None)
-    command = [sys.executable, "scripts/artifacts.py", "residual_add_relu"]
+    command = [sys.executable, "-m", "scripts.artifacts", "residual_add_relu"]
     run = subprocess.run(
         [*command, "--out", str(tmp_path)],
         cwd=artifacts.ROOT, env=env, capture_output=True, text=True, timeout=120,
@@ -158,9 +267,31 @@ def test_builder_rebuilds_the_add_kernel_identically(tmp_path):
 
 
 def test_unknown_kernel_name_is_rejected(capsys):
-    with pytest.raises(SystemExit):
-        artifacts.main(["no_such_kernel"])
-    assert "unknown kernels ['no_such_kernel']" in capsys.readouterr().err
+    assert artifacts.main(["no_such_kernel"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown kernels ['no_such_kernel']" in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args, status, stream, words",
+    [
+        (["--help"], 0, "stdout", "usage: python -m scripts.artifacts"),
+        (["no_such_kernel"], 2, "stderr", "unknown kernels ['no_such_kernel']"),
+        (["--bogus"], 2, "stderr", "unrecognized arguments: --bogus"),
+    ],
+    ids=["help", "bad-kernel", "bad-option"],
+)
+def test_command_line_answers_without_a_traceback(args, status, stream, words):
+    run = subprocess.run(
+        [sys.executable, "-m", "scripts.artifacts", *args],
+        cwd=artifacts.ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == status, run.stderr
+    assert words in getattr(run, stream)
+    assert "Traceback" not in run.stderr
+    if status:
+        assert run.stderr.count("\n") == 1, run.stderr  # one line
 
 
 def _sass(kernel, build):
@@ -209,10 +340,6 @@ def test_memory_bound_kernels_never_spill(kernel):
 # ------------------------------------------------ matmul, softmax, attention
 
 
-def _spec(kernel, build):
-    return next(s for s in SPECS if (s.kernel, s.build) == (kernel, build))
-
-
 def _assert_no_spills(record):
     assert record["spill_store_bytes"] == 0, record["build"]
     assert record["spill_load_bytes"] == 0, record["build"]
@@ -220,8 +347,6 @@ def _assert_no_spills(record):
 
 
 def test_matmul_artifacts_are_built_with_the_launcher_configs():
-    import torch
-
     import kernels.matmul as mm
 
     builds = {
@@ -230,13 +355,13 @@ def test_matmul_artifacts_are_built_with_the_launcher_configs():
         "fp32-aligned": torch.float32,
     }
     for build, dtype in builds.items():
-        spec, config = _spec("matmul", build), mm.CONFIGS[dtype]
+        record, config = load_build("matmul", build), mm.CONFIGS[dtype]
         for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"):
-            assert spec.constexprs[name] == getattr(config, name), (build, name)
-        assert spec.num_warps == config.num_warps, build
-        assert spec.num_stages == config.num_stages, build
-        assert spec.constexprs["DOT_PRECISION"] == mm.DOT_PRECISION[dtype]
-        assert spec.constexprs["INTERPRETED"] is False
+            assert record["constexprs"][name] == getattr(config, name), (build, name)
+        assert record["num_warps"] == config.num_warps, build
+        assert record["num_stages"] == config.num_stages, build
+        assert record["constexprs"]["DOT_PRECISION"] == mm.DOT_PRECISION[dtype]
+        assert record["constexprs"]["INTERPRETED"] is False
 
 
 @pytest.mark.parametrize(
@@ -297,14 +422,14 @@ def test_matmul_without_alignment_hints_loads_one_element_at_a_time():
 def test_softmax_artifacts_are_built_with_the_launcher_configs():
     import kernels.softmax as sm
 
-    widest = _spec("softmax", "v1-bf16-16384")
-    assert widest.constexprs["BLOCK"] == sm.FUSED_MAX_BLOCK
-    assert widest.num_warps == sm.fused_num_warps(sm.FUSED_MAX_BLOCK)
-    fused = _spec("softmax", "v1-fp32-4096")
-    assert fused.num_warps == sm.fused_num_warps(fused.constexprs["BLOCK"])
-    online = _spec("softmax", "v2-bf16-4096")
-    assert online.constexprs["BLOCK"] == sm.ONLINE_BLOCK
-    assert online.num_warps == sm.ONLINE_WARPS
+    widest = load_build("softmax", "v1-bf16-16384")
+    assert widest["constexprs"]["BLOCK"] == sm.FUSED_MAX_BLOCK
+    assert widest["num_warps"] == sm.fused_num_warps(sm.FUSED_MAX_BLOCK)
+    fused = load_build("softmax", "v1-fp32-4096")
+    assert fused["num_warps"] == sm.fused_num_warps(fused["constexprs"]["BLOCK"])
+    online = load_build("softmax", "v2-bf16-4096")
+    assert online["constexprs"]["BLOCK"] == sm.ONLINE_BLOCK
+    assert online["num_warps"] == sm.ONLINE_WARPS
 
 
 @pytest.mark.parametrize(
@@ -325,18 +450,16 @@ def test_softmax_moves_16_bytes_per_access_and_never_spills(build, itemsize, loo
 
 
 def test_attention_artifacts_are_built_with_the_launcher_configs():
-    import torch
-
     import kernels.attention as at
 
     dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
-    for spec in (s for s in SPECS if s.kernel == "attention"):
-        dtype = dtypes[spec.signature["q_ptr"].lstrip("*")]
-        config = at.config_for(dtype, spec.constexprs["HEAD_DIM"])
-        assert spec.constexprs["BLOCK_M"] == config.BLOCK_M, spec.build
-        assert spec.constexprs["BLOCK_N"] == config.BLOCK_N, spec.build
-        assert spec.num_warps == config.num_warps, spec.build
-        assert spec.num_stages == config.num_stages, spec.build
+    for record in artifacts.load_artifact("attention")["builds"]:
+        dtype = dtypes[record["signature"]["q_ptr"].lstrip("*")]
+        config = at.config_for(dtype, record["constexprs"]["HEAD_DIM"])
+        assert record["constexprs"]["BLOCK_M"] == config.BLOCK_M, record["build"]
+        assert record["constexprs"]["BLOCK_N"] == config.BLOCK_N, record["build"]
+        assert record["num_warps"] == config.num_warps, record["build"]
+        assert record["num_stages"] == config.num_stages, record["build"]
 
 
 def test_attention_never_spills():

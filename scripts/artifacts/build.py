@@ -1,0 +1,434 @@
+"""Compile every kernel's artifact builds for Hopper (sm_90a) without a GPU,
+and record what came out.
+
+Evidence kind: a compiled artifact shows which instructions and resources the
+code uses (load widths, matrix instructions, registers, spills). It says
+nothing about speed.
+
+Where the builds come from
+==========================
+
+Nothing here lists a kernel or a configuration. Every kernel module's
+``DESCRIPTOR`` (``kernels.descriptor.discover()``) carries ``artifact_builds``;
+each ``ArtifactBuild`` names a dtype and a shape, and the build compiles the
+launch that ``DESCRIPTOR.launch_config(dtype, shape)[build.launch]`` gives:
+its function, constexprs, ``num_warps`` and ``num_stages``. The build itself
+adds only what a launch decides from the tensors rather than from the config:
+
+- ``signature``: the Triton type of every runtime parameter (``"*bf16"``,
+  ``"i32"``, ``"fp32"``); every constexpr gets ``"constexpr"``;
+- ``fixed``: constexprs the JIT would specialize at launch (a unit stride
+  becomes the constant 1) or the launcher passes outside the config;
+- ``aligned``: the arguments that get ``tt.divisibility = 16``. At launch the
+  JIT marks every pointer whose address is a multiple of 16 bytes, and every
+  integer argument that is a multiple of 16, that way; naming them mirrors
+  "aligned tensors" (the usual case) or a misaligned launch.
+
+Every build of kernel ``K`` lands in one committed file,
+``results/artifacts/K.sm_90a.json`` (kind ``"artifact"``, schema
+``scripts/results/schemas/artifact.schema.json``), validated when written and
+when read. Per build it holds the inputs (dtype, shape, the launch config as
+``Launch.record()`` gives it, fixed, signature, constexprs, aligned, warps,
+stages, shows) and what came out: ``registers``, ``shared_bytes`` (what
+Triton asks for at launch), ``static_shared_bytes`` (cuobjdump's figure),
+``local_bytes``, ``stack_bytes``, ``spill_store_bytes``,
+``spill_load_bytes`` (``ptxas -v`` on the same PTX), ``cubin_sha256``,
+``ptx_opcodes`` and ``sass_opcodes`` (every instruction counted by its full
+opcode, e.g. ``"LDG.E.128": 4``), and ``ptx_excerpt``/``sass_excerpt`` (the
+memory, matrix and synchronization instructions, in program order, cut at
+``EXCERPT_LINES``). ``source_sha256`` is the hash of the kernel module: when
+it no longer matches the file, the artifact is stale and must be rebuilt.
+
+Line info is switched off while compiling (``TRITON_DISABLE_LINE_INFO=1``) so
+the cubin does not embed this checkout's path; the instructions are the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
+from scripts import results
+
+ROOT = results.ROOT
+ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"
+KIND = "artifact"
+TARGET_ARCH = "sm_90a"
+SCHEMA = 2
+EXCERPT_LINES = 48
+PROG = "python -m scripts.artifacts"
+
+
+class BuildError(ValueError):
+    """A build its descriptor cannot give (its message names kernel and
+    build)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One ArtifactBuild resolved against its descriptor: exactly what is
+    compiled, before compiling it."""
+
+    kernel: str
+    build: ArtifactBuild
+    launch: Launch
+    signature: dict[str, str]  # every parameter, in the function's order
+    constexprs: dict[str, Any]  # config constexprs, then build.fixed
+
+    def inputs(self) -> dict[str, Any]:
+        """The record's input fields, as the artifact file stores them."""
+        return {
+            "build": self.build.build,
+            "function": self.launch.kernel,
+            "shows": self.build.shows,
+            "dtype": self.build.dtype,
+            "shape": dict(self.build.shape),
+            "launch_index": self.build.launch,
+            "launch": self.launch.record(),
+            "fixed": dict(self.build.fixed),
+            "signature": dict(self.signature),
+            "constexprs": dict(self.constexprs),
+            "aligned": list(self.build.aligned),
+            "num_warps": self.launch.num_warps,
+        }
+
+
+def kernel_function(kernel: str, function: str):
+    """The ``@triton.jit`` function (or the interpreter's stand-in)."""
+    module = importlib.import_module(f"kernels.{kernel}")
+    fn = getattr(module, function, None)
+    if fn is None:
+        raise BuildError(f"{kernel}: kernels.{kernel} has no function {function!r}")
+    return fn
+
+
+def plan(descriptor: Descriptor, build: ArtifactBuild) -> Plan:
+    """Ask the descriptor for the launch this build compiles."""
+    import torch
+
+    where = f"{descriptor.name}/{build.build}"
+    dtype = getattr(torch, build.dtype, None)
+    if not isinstance(dtype, torch.dtype):
+        raise BuildError(f"{where}: dtype {build.dtype!r} is not a torch dtype")
+    launches = descriptor.launch_config(dtype, build.shape)
+    if not 0 <= build.launch < len(launches):
+        raise BuildError(
+            f"{where}: launch {build.launch}, but launch_config gives "
+            f"{len(launches)} launch(es)"
+        )
+    launch = launches[build.launch]
+    constexprs = {**launch.constexprs, **build.fixed}
+    both = sorted(set(build.signature) & set(constexprs))
+    if both:
+        raise BuildError(f"{where}: {both} are both typed and constexpr")
+    types = {**build.signature, **dict.fromkeys(constexprs, "constexpr")}
+    arg_names = list(kernel_function(descriptor.name, launch.kernel).arg_names)
+    if sorted(types) != sorted(arg_names):
+        missing = [name for name in arg_names if name not in types]
+        extra = [name for name in types if name not in arg_names]
+        raise BuildError(
+            f"{where}: {launch.kernel} takes {arg_names}; no type or value for "
+            f"{missing}, unknown {extra}"
+        )
+    if any(types.get(name, "constexpr") == "constexpr" for name in build.aligned):
+        raise BuildError(f"{where}: aligned {list(build.aligned)} must be runtime args")
+    return Plan(
+        kernel=descriptor.name,
+        build=build,
+        launch=launch,
+        signature={name: types[name] for name in arg_names},
+        constexprs={name: constexprs[name] for name in arg_names if name in constexprs},
+    )
+
+
+def plans(descriptor: Descriptor) -> list[Plan]:
+    return [plan(descriptor, build) for build in descriptor.artifact_builds]
+
+
+def built_kernels(descriptors: Mapping[str, Descriptor] | None = None) -> list[str]:
+    """Kernels with at least one artifact build, in discovery order."""
+    descriptors = discover() if descriptors is None else descriptors
+    return [name for name, d in descriptors.items() if d.artifact_builds]
+
+
+# ---------------------------------------------------------------- reading
+
+
+def source_path(kernel: str) -> Path:
+    """The one file whose hash identifies the kernel's artifact."""
+    paths = results.kernel_source_paths(kernel)
+    if len(paths) != 1:
+        raise BuildError(f"{kernel}: expected one kernel source file, found {paths}")
+    return paths[0]
+
+
+def artifact_path(kernel: str, out_dir: Path = ARTIFACT_DIR) -> Path:
+    return Path(out_dir) / f"{kernel}.{TARGET_ARCH}.json"
+
+
+def load_artifact(kernel: str, out_dir: Path = ARTIFACT_DIR) -> dict:
+    """A kernel's artifact file, validated against the schema."""
+    return results.read(KIND, artifact_path(kernel, out_dir)).data
+
+
+def load_build(kernel: str, build: str, out_dir: Path = ARTIFACT_DIR) -> dict:
+    """One build's record from a kernel's committed artifact file."""
+    for record in load_artifact(kernel, out_dir)["builds"]:
+        if record["build"] == build:
+            return record
+    raise KeyError(f"{kernel} artifact has no build {build!r}")
+
+
+def stale_artifacts(
+    out_dir: Path = ARTIFACT_DIR,
+    descriptors: Mapping[str, Descriptor] | None = None,
+) -> list[str]:
+    """One message per kernel whose artifact is missing, malformed, built
+    from a different source file, or built from other builds or configs than
+    its descriptor gives today."""
+    descriptors = discover() if descriptors is None else descriptors
+    problems = []
+    for kernel in built_kernels(descriptors):
+        rebuild = f"rebuild with `{PROG} {kernel}`"
+        path = artifact_path(kernel, out_dir)
+        if not path.exists():
+            problems.append(f"{kernel}: no artifact at {path}; {rebuild}")
+            continue
+        try:
+            artifact = load_artifact(kernel, out_dir)
+        except results.ResultFileError as exc:
+            problems.append(f"{kernel}: {exc}; {rebuild}")
+            continue
+        source = source_path(kernel)
+        if artifact["source_sha256"] != results.sha256_file(source):
+            problems.append(
+                f"{kernel}: {results.display_path(source)} changed since its "
+                f"artifact was built; {rebuild}"
+            )
+        wanted = [plan.inputs() for plan in plans(descriptors[kernel])]
+        names = [inputs["build"] for inputs in wanted]
+        built = [record["build"] for record in artifact["builds"]]
+        if names != built:
+            problems.append(
+                f"{kernel}: artifact has builds {built}, descriptor {names}; {rebuild}"
+            )
+            continue
+        for inputs, record in zip(wanted, artifact["builds"], strict=True):
+            differ = [key for key, value in inputs.items() if record[key] != value]
+            if differ:
+                problems.append(
+                    f"{kernel}/{inputs['build']}: {', '.join(differ)} differ from "
+                    f"what the descriptor gives today; {rebuild}"
+                )
+    return problems
+
+
+# ---------------------------------------------------------------- building
+
+
+def _tool(name: str) -> str:
+    import triton
+
+    return str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name)
+
+
+def _version(tool: str) -> str:
+    text = subprocess.run(
+        [_tool(tool), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    return text.strip().splitlines()[-2].strip()  # "Cuda compilation tools, ..."
+
+
+_SASS_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<text>[^;]*?)\s*;")
+_PREDICATE = re.compile(r"^@!?U?P[T0-9]+\s+")
+_INTERESTING_SASS = re.compile(
+    r"^(LDG|STG|LDS|STS|LDSM|LDGSTS|LDL|STL|ATOM|RED|HGMMA|HMMA|WGMMA|"
+    r"UTMALDG|UTMASTG|BAR|SYNCS|SHFL|WARPGROUP)"
+)
+_INTERESTING_PTX = re.compile(
+    r"^(ld\.global|st\.global|ld\.shared|st\.shared|ld\.local|st\.local|"
+    r"cp\.async|wgmma|mma|ldmatrix|bar|shfl|atom|red)"
+)
+
+
+def _run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, check=True)
+
+
+def _sass_instructions(cubin: bytes) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kernel.cubin"
+        path.write_bytes(cubin)
+        listing = _run(_tool("cuobjdump"), "-sass", str(path)).stdout
+    lines = []
+    for line in listing.splitlines():
+        match = _SASS_LINE.match(line)
+        if match:
+            lines.append(" ".join(match["text"].split()))
+    return lines
+
+
+_PTX_PREFIX = re.compile(r"^(\s*([{}]|\$?[\w.]+:))+")  # braces and labels
+_PTX_PREDICATE = re.compile(r"^@!?%\w+\s+")
+
+
+def _ptx_instructions(ptx: str) -> list[str]:
+    """PTX statements without predicates, directives, labels or comments."""
+    code = "\n".join(line.split("//")[0] for line in ptx.splitlines())
+    lines = []
+    for statement in code.split(";"):
+        text = _PTX_PREFIX.sub("", statement.strip()).strip()
+        text = _PTX_PREDICATE.sub("", text)
+        if text[:1].isalpha():
+            lines.append(" ".join(text.split()))
+    return lines
+
+
+def _opcode_counts(instructions: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for text in instructions:
+        opcode = _PREDICATE.sub("", text).split()[0]
+        counts[opcode] = counts.get(opcode, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _excerpt(instructions: list[str], pattern: re.Pattern) -> list[str]:
+    keep = [t for t in instructions if pattern.match(_PREDICATE.sub("", t))]
+    if len(keep) > EXCERPT_LINES:
+        cut = len(keep) - EXCERPT_LINES
+        keep = keep[:EXCERPT_LINES] + [f"... {cut} more lines"]
+    return keep
+
+
+def _resource_usage(cubin: bytes, ptx: str) -> dict[str, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin_path = Path(tmp) / "kernel.cubin"
+        cubin_path.write_bytes(cubin)
+        usage = _run(_tool("cuobjdump"), "-res-usage", str(cubin_path)).stdout
+        ptx_path = Path(tmp) / "kernel.ptx"
+        ptx_path.write_text(ptx)
+        # The flags Triton passes to ptxas, plus -v for the spill report.
+        log = _run(
+            _tool("ptxas"), "-lineinfo", "-suppress-debug-info", "-v",
+            "--regAllocOptLevel=2", f"--gpu-name={TARGET_ARCH}",
+            str(ptx_path), "-o", str(Path(tmp) / "check.cubin"),
+        ).stderr  # fmt: skip
+    fields = dict(re.findall(r"\b(REG|STACK|SHARED|LOCAL):(\d+)", usage))
+    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
+    if spills is None or "REG" not in fields:
+        raise RuntimeError(f"cannot read resource usage:\n{usage}\n{log}")
+    return {
+        "registers": int(fields["REG"]),
+        "static_shared_bytes": int(fields["SHARED"]),
+        "local_bytes": int(fields["LOCAL"]),
+        "stack_bytes": int(fields["STACK"]),
+        "spill_store_bytes": int(spills[1]),
+        "spill_load_bytes": int(spills[2]),
+    }
+
+
+def compile_plan(plan: Plan) -> dict:
+    """Compile one build for sm_90a and describe the result."""
+    os.environ["TRITON_DISABLE_LINE_INFO"] = "1"  # keep the path out of it
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    where = f"{plan.kernel}/{plan.build.build}"
+    fn = kernel_function(plan.kernel, plan.launch.kernel)
+    if not isinstance(fn, triton.runtime.JITFunction):
+        raise BuildError(
+            f"{where}: kernels.{plan.kernel} was loaded for the interpreter; "
+            f"run `{PROG}` (it sets TRITON_INTERPRET=0)"
+        )
+    hint = [["tt.divisibility", 16]]
+    attrs = {(fn.arg_names.index(name),): hint for name in plan.build.aligned}
+    source = ASTSource(fn, dict(plan.signature), dict(plan.constexprs), attrs)
+    # launch.options(): num_warps, and num_stages unless Triton's default.
+    compiled = triton.compile(
+        source, target=GPUTarget("cuda", 90, 32), options=plan.launch.options()
+    )
+    cubin, ptx = compiled.asm["cubin"], compiled.asm["ptx"]
+    if f".target {TARGET_ARCH}" not in ptx:
+        raise RuntimeError(f"{where}: PTX is not for {TARGET_ARCH}")
+    sass = _sass_instructions(cubin)
+    ptx_lines = _ptx_instructions(ptx)
+    return {
+        **plan.inputs(),
+        # What the compiler used: the launch's stages, or Triton's default.
+        "num_stages": int(compiled.metadata.num_stages),
+        "shared_bytes": int(compiled.metadata.shared),
+        **_resource_usage(cubin, ptx),
+        "cubin_sha256": hashlib.sha256(cubin).hexdigest(),
+        "ptx_opcodes": _opcode_counts(ptx_lines),
+        "sass_opcodes": _opcode_counts(sass),
+        "ptx_excerpt": _excerpt(ptx_lines, _INTERESTING_PTX),
+        "sass_excerpt": _excerpt(sass, _INTERESTING_SASS),
+    }
+
+
+def build_kernel(descriptor: Descriptor, out_dir: Path = ARTIFACT_DIR) -> Path:
+    """Compile every build of one kernel and write its artifact file."""
+    import triton
+
+    kernel = descriptor.name
+    source = source_path(kernel)
+    artifact = {
+        "schema": SCHEMA,
+        "kernel": kernel,
+        "source": source.relative_to(ROOT).as_posix(),
+        "source_sha256": results.sha256_file(source),
+        "target": TARGET_ARCH,
+        "triton_version": triton.__version__,
+        "ptxas_version": _version("ptxas"),
+        "builds": [compile_plan(plan) for plan in plans(descriptor)],
+    }
+    return results.write(KIND, artifact_path(kernel, out_dir), artifact)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; ``python -m scripts.artifacts`` sets
+    TRITON_INTERPRET=0 before calling it."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Compile the kernels' artifact builds for sm_90a."
+    )
+    # Every mistake on the command line is one line on stderr, exit status 2.
+    parser.error = lambda message: parser.exit(2, f"{PROG}: error: {message}\n")
+    parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ARTIFACT_DIR,
+        metavar="DIR",
+        help="where to write <kernel>.sm_90a.json (default: results/artifacts)",
+    )
+    args = parser.parse_args(argv)
+    descriptors = discover()
+    known = built_kernels(descriptors)
+    unknown = [name for name in args.kernels if name not in known]
+    if unknown:
+        # One line, no usage block and no traceback.
+        print(
+            f"{PROG}: error: unknown kernels {unknown}; known: {', '.join(known)}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        for kernel in args.kernels or known:
+            path = build_kernel(descriptors[kernel], args.out)
+            print(f"{kernel}: wrote {results.display_path(path)}")
+    except (BuildError, results.ResultFileError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,248 @@
+"""Every kernel's DESCRIPTOR against what its launcher really does.
+
+``launch_config(dtype, shape)`` is the one source of a kernel's launch
+configuration: the benchmark records it, the artifact builder compiles it,
+the catalog publishes it. These tests run each launcher under
+``record_launches()`` and fail when what launched differs from it, on the
+tiny benchmark shapes and on small shapes that take every branch of a config.
+They also check CUDA's grid limits on the benchmark shapes and on awkward
+large ones, without running a kernel: the launches are recorded on "meta"
+tensors and never executed.
+"""
+
+import importlib
+import inspect
+import math
+
+import pytest
+import torch
+
+import kernels.inputs
+from kernels.descriptor import PROFILES, Descriptor, Launch, discover
+from kernels.launches import (
+    DEVICE_CONSTEXPRS,
+    grid_violation,
+    record_launches,
+    without_device_constexprs,
+)
+from tests.helpers.kernel_checks import assert_within, seed_for
+
+DESCRIPTORS = discover()
+NAMES = list(DESCRIPTORS)
+ALL_KERNELS = set(NAMES)
+
+
+def _bhsd(B, H, S, D, causal):
+    return {"B": B, "H": H, "S": S, "D": D, "causal": causal}
+
+
+def _rc(rows, cols):
+    return {"rows": rows, "cols": cols}
+
+
+# Small shapes that take each branch of a config, beside the tiny profile.
+# (dtype, shape); interpreter costs about 1-3 ms per program instance.
+BRANCHES = {
+    "softmax": [
+        ("float32", _rc(3, 1)),  # BLOCK 16, the smallest fused row
+        ("float32", _rc(3, 7)),
+        ("bfloat16", _rc(2, 1000)),  # BLOCK 1024, 4 warps
+        ("float32", _rc(2, 1025)),  # BLOCK 2048, 8 warps
+        ("float32", _rc(2, 20000)),  # past FUSED_MAX_BLOCK: online v2
+    ],
+    "attention": [
+        (dtype, _bhsd(1, 1, 33, D, causal))
+        for dtype in ("float32", "bfloat16")
+        for D, causal in ((16, False), (64, True), (80, False), (128, True))
+    ],
+    "matmul": [
+        (dtype, {"M": 33, "N": 17, "K": 40})
+        for dtype in ("float32", "float16", "bfloat16")
+    ],
+    "scan": [
+        ("float32", {"numel": 1}),  # one block: pass 3 only
+        ("bfloat16", {"numel": 1024}),
+        ("float32", {"numel": 2049}),  # three blocks: passes 1 and 3
+    ],
+    "reduction": [
+        ("float32", {"numel": 1}),  # one stage
+        ("float16", {"numel": 4097}),  # two stages, one config
+    ],
+    "transpose": [("bfloat16", _rc(1, 65)), ("float32", _rc(65, 1))],
+}
+
+# Large awkward shapes checked against CUDA's grid limits (never executed).
+LIMIT_PROBES = {
+    "attention": _bhsd(2048, 32, 1, 64, False),  # B * H = 65536 heads
+    "transpose": _rc(2, 4_200_000),  # N / 64 = 65625 column tiles
+    "softmax": _rc(3_000_000, 3),
+    "matmul": {"M": 3, "N": 1 << 20, "K": 5},
+    "reduction": {"numel": (1 << 31) + 5},
+    "scan": {"numel": (1 << 31) + 5},
+    "residual_add_relu": _rc(1 << 16, 1 << 15),
+}
+
+# Kernels whose grids break CUDA's limits today (issue 19 fixes them); the
+# grid check below runs for every other kernel, and
+# test_grid_check_sees_known_breaks keeps this list honest.
+BREAKS_GRID_LIMITS = {"attention", "transpose"}
+
+
+def _cases():
+    for name, d in DESCRIPTORS.items():
+        for shape in d.shapes["tiny"]:
+            for dtype in dict.fromkeys((d.dtype_cpu, d.dtype_cuda)):
+                yield pytest.param(name, dtype, shape, id=f"{name}-tiny-{dtype}")
+        for i, (dtype, shape) in enumerate(BRANCHES.get(name, ())):
+            case_id = f"{name}-{d.shape_text(shape)}-{dtype}-{i}"
+            yield pytest.param(name, dtype, shape, id=case_id)
+
+
+def _run(d: Descriptor, dtype: torch.dtype, shape, device: str):
+    inputs = d.make_inputs(shape, dtype, device, seed_for(d.name, shape))
+    with record_launches() as log:
+        out = d.launcher(*inputs, **d.call_kwargs(shape))
+    return inputs, out, log
+
+
+@pytest.mark.parametrize(("name", "dtype", "shape"), list(_cases()))
+def test_launcher_uses_launch_config(name, dtype, shape, device):
+    d = DESCRIPTORS[name]
+    torch_dtype = getattr(torch, dtype)
+    inputs, out, log = _run(d, torch_dtype, shape, device)
+    launched = log.launches()
+    for launch in launched:
+        for key in DEVICE_CONSTEXPRS:
+            if key in launch.constexprs:
+                assert launch.constexprs[key] == (device == "cpu"), key
+    expected = d.launch_config(torch_dtype, shape)
+    assert without_device_constexprs(launched) == expected
+    for record in log.records:
+        assert record.grid is not None, f"{record.launch.kernel}: grid unknown"
+    # The same run checks the descriptor's error bound against float64.
+    inputs64 = tuple(x.double() for x in inputs)
+    truth = d.reference(*inputs64, **d.call_kwargs(shape))
+    bound = d.error_bound(inputs64, truth, torch_dtype, shape)
+    assert_within(out, truth, bound, f"{name} {d.shape_text(shape)} {dtype}")
+
+
+@pytest.fixture
+def launches_not_run(monkeypatch):
+    """Launchers record their launches on "meta" tensors, run no kernel."""
+    from triton.runtime.jit import JITFunction
+
+    classes = [JITFunction]
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+
+        classes.append(InterpretedFunction)
+    except ImportError:
+        pass
+    for cls in classes:
+        monkeypatch.setattr(cls, "run", lambda self, *args, **kwargs: None)
+
+    def empty(shape, dtype, device="cpu", *, seed, positive=False):
+        return torch.empty(shape, dtype=dtype, device="meta")
+
+    monkeypatch.setattr(kernels.inputs, "nonzero_randn", empty)
+
+    def grids(d: Descriptor, dtype: str, shape) -> list[tuple[int, int, int]]:
+        inputs = d.make_inputs(shape, getattr(torch, dtype), "meta", 0)
+        with record_launches() as log:
+            d.launcher(*inputs, **d.call_kwargs(shape))
+        assert log.records, f"{d.name} {d.shape_text(shape)}: nothing launched"
+        return [record.grid for record in log.records]
+
+    return grids
+
+
+def _grid_cases():
+    for name in NAMES:
+        if name in BREAKS_GRID_LIMITS:
+            continue
+        yield pytest.param(name, id=name)
+
+
+@pytest.mark.parametrize("name", list(_grid_cases()))
+def test_grids_fit_cuda_limits(name, launches_not_run):
+    d = DESCRIPTORS[name]
+    shapes = [s for profile in PROFILES for s in d.shapes_for(profile, "cuda")]
+    for shape in [*shapes, LIMIT_PROBES[name]]:
+        for grid in launches_not_run(d, d.dtype_cuda, shape):
+            assert grid is not None
+            violation = grid_violation(grid)
+            assert violation is None, f"{d.shape_text(shape)}: {violation}"
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS_GRID_LIMITS))
+def test_grid_check_sees_known_breaks(name, launches_not_run):
+    """A known-wrong launch proves the check can fail. When issue 19 fixes a
+    kernel this fails: move it out of BREAKS_GRID_LIMITS."""
+    d = DESCRIPTORS[name]
+    grids = launches_not_run(d, d.dtype_cuda, LIMIT_PROBES[name])
+    assert any(grid_violation(grid) for grid in grids)
+
+
+def test_every_kernel_has_a_limit_probe():
+    assert set(LIMIT_PROBES) == ALL_KERNELS
+    assert BREAKS_GRID_LIMITS <= ALL_KERNELS
+
+
+def _profile_shapes(d: Descriptor):
+    for profile in PROFILES:
+        for device_kind in ("cuda", "cpu"):
+            yield from d.shapes_for(profile, device_kind)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_profiles_give_configs_and_costs(name):
+    d = DESCRIPTORS[name]
+    assert d.name == name
+    assert set(d.shapes) <= set(PROFILES) and set(d.cpu_shapes) <= set(PROFILES)
+    assert d.shapes["tiny"] and d.shapes["quick"] and d.shapes["full"]
+    for shape in _profile_shapes(d):
+        for dtype in (d.dtype_cpu, d.dtype_cuda):
+            launches = d.launch_config(getattr(torch, dtype), shape)
+            assert launches and all(isinstance(x, Launch) for x in launches)
+            for launch in launches:
+                assert launch.num_warps in (1, 2, 4, 8, 16, 32)
+        text = d.shape_text(shape)
+        assert isinstance(text, str) and text
+        for itemsize in (2, 4):
+            moved = d.bytes_moved(shape, itemsize)
+            assert type(moved) is int and moved >= 0, (text, moved)
+        work = d.flops(shape)
+        assert type(work) is int and work >= 0, (text, work)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_goals_are_data(name):
+    d = DESCRIPTORS[name]
+    assert d.goals, f"{name} has no goals"
+    metrics = {"R", "F_bw", "F_flop", "speedup_vs_eager"}
+    for goal in d.goals:
+        assert goal.regime and goal.must
+        for target in (*goal.must, *goal.stretch):
+            assert target.metric in metrics
+            assert math.isfinite(target.at_least) and target.at_least > 0
+            if target.shape is not None:
+                assert d.shape_text(target.shape)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_artifact_builds_name_every_parameter(name):
+    """signature, fixed and the launch's constexprs together give every
+    parameter of the compiled function exactly once."""
+    d = DESCRIPTORS[name]
+    module = importlib.import_module(f"kernels.{name}")
+    builds = [b.build for b in d.artifact_builds]
+    assert d.artifact_builds and len(builds) == len(set(builds))
+    for build in d.artifact_builds:
+        launches = d.launch_config(getattr(torch, build.dtype), build.shape)
+        launch = launches[build.launch]
+        kernel = getattr(module, launch.kernel)
+        params = list(inspect.signature(kernel.fn).parameters)
+        given = [*build.signature, *build.fixed, *launch.constexprs]
+        assert sorted(given) == sorted(params), build.build
+        assert set(build.aligned) <= set(build.signature), build.build
+        assert build.shows, build.build

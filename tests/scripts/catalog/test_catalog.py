@@ -1,0 +1,89 @@
+"""results/kernels.json against the kernel descriptors, and its schema."""
+
+import copy
+import json
+
+import pytest
+
+from scripts import results
+from scripts.catalog import PATH, catalog
+from scripts.catalog.__main__ import EXIT_OK, EXIT_STALE, main
+
+
+@pytest.fixture(scope="module")
+def expected() -> dict:
+    return catalog()
+
+
+def test_committed_catalog_is_current(expected):
+    committed = PATH.read_text("utf-8") if PATH.is_file() else ""
+    assert committed == results.dumps(expected), (
+        "results/kernels.json is out of date: run make catalog"
+    )
+
+
+def test_committed_catalog_validates():
+    loaded = results.read("catalog", PATH)
+    assert loaded.data["schema_version"] == 1
+    assert loaded.data["kernels"]
+
+
+def test_every_descriptor_is_listed(expected):
+    from kernels.descriptor import discover
+
+    assert list(expected["kernels"]) == list(discover())
+
+
+def test_check_passes_on_a_fresh_file_and_fails_on_a_stale_one(tmp_path, capsys):
+    out = tmp_path / "kernels.json"
+    assert main(["--out", str(out)]) == EXIT_OK
+    assert main(["--out", str(out), "--check"]) == EXIT_OK
+    stale = json.loads(out.read_text("utf-8"))
+    stale["kernels"].popitem()
+    out.write_text(results.dumps(stale), "utf-8")
+    capsys.readouterr()
+    assert main(["--out", str(out), "--check"]) == EXIT_STALE
+    message = capsys.readouterr().err.strip()
+    assert message.endswith("is out of date: run make catalog")
+    assert "\n" not in message
+
+
+def test_check_fails_when_the_file_is_missing(tmp_path, capsys):
+    assert main(["--out", str(tmp_path / "absent.json"), "--check"]) == EXIT_STALE
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda d: d.update(extra=1), id="unknown-top-level-field"),
+        pytest.param(lambda d: d.update(schema_version=2), id="wrong-version"),
+        pytest.param(
+            lambda d: d["kernels"]["matmul"]["goals"][0]["must"][0].update(
+                at_least=-1.0
+            ),
+            id="negative-goal",
+        ),
+        pytest.param(
+            lambda d: d["kernels"]["softmax"].update(metric="speed"),
+            id="unknown-metric",
+        ),
+        pytest.param(
+            lambda d: d["kernels"]["scan"]["shapes"]["cpu"].pop("tiny"),
+            id="missing-profile",
+        ),
+    ],
+)
+def test_schema_rejects_a_spoiled_catalog(expected, spoil):
+    data = copy.deepcopy(expected)
+    spoil(data)
+    with pytest.raises(results.ResultFileError, match="kernels.json"):
+        results.validate("catalog", data, "results/kernels.json")
+
+
+def test_reading_rejects_non_finite_numbers(tmp_path, expected):
+    text = results.dumps(expected).replace('"at_least": 0.8,', '"at_least": NaN,', 1)
+    assert "NaN" in text
+    path = tmp_path / "kernels.json"
+    path.write_text(text, "utf-8")
+    with pytest.raises(results.ResultFileError, match="non-finite"):
+        results.read("catalog", path)
