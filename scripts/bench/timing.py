@@ -13,6 +13,8 @@ The method is the one in the project's measurement notes:
   unless asked for: CPU times are never evidence of device speed.
 
 Every raw sample is kept, in the order taken; median, p20 and p80 summarise.
+``time_first_call`` is the one first-call timer: the runner times each
+provider's correctness call with it, since that call compiles.
 """
 
 from __future__ import annotations
@@ -23,11 +25,14 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
+from scripts.results.method import METHOD
+from scripts.results.provenance import l2_cache_bytes
+
 TIMER_CUDA = "cuda-event"
 TIMER_HOST = "host-perf-counter"
 
 # A flush must evict everything a previous call left in L2.
-FLUSH_L2_MULTIPLE = 4
+FLUSH_L2_MULTIPLE = METHOD["flush_l2_multiple"]
 
 
 @dataclass
@@ -76,20 +81,6 @@ def check_device(device: str) -> None:
         raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
 
 
-def l2_cache_bytes(device: str) -> int:
-    """The L2 size the driver reports for a CUDA device, read at run time."""
-    if not is_cuda(device):
-        raise ValueError(f"l2_cache_bytes needs a CUDA device, got {device!r}")
-    props = torch.cuda.get_device_properties(torch.device(device))
-    size = getattr(props, "L2_cache_size", None)
-    if not size:
-        raise RuntimeError(
-            f"torch does not report an L2 size for {props.name}; "
-            "pass flush_bytes explicitly"
-        )
-    return int(size)
-
-
 def default_flush_bytes(device: str) -> int:
     """4x L2 on a GPU; 0 on a CPU (host timings are not speed evidence)."""
     check_device(device)
@@ -101,6 +92,17 @@ def default_flush_bytes(device: str) -> int:
 def _synchronize(device: str) -> None:
     if is_cuda(device):
         torch.cuda.synchronize(torch.device(device))
+
+
+def time_first_call(fn: Callable[[], object], device: str) -> tuple[object, float]:
+    """Call fn once and return (its result, wall ms), timed on the host
+    between two device syncs: a first call compiles (Triton JIT, autotune,
+    torch.compile), which is host work that device events would not see."""
+    _synchronize(device)
+    start = time.perf_counter()
+    out = fn()
+    _synchronize(device)
+    return out, (time.perf_counter() - start) * 1e3
 
 
 def _warm_up(fn: Callable[[], object], device: str, warmup_ms: float):
@@ -163,13 +165,9 @@ def time_interleaved(
 
     # First calls, each on its own, timed on the host: they include
     # compilation, which is host work that device events would not see.
-    first_call_ms = {}
-    for name in names:
-        _synchronize(device)
-        start = time.perf_counter()
-        providers[name]()
-        _synchronize(device)
-        first_call_ms[name] = (time.perf_counter() - start) * 1e3
+    first_call_ms = {
+        name: time_first_call(providers[name], device)[1] for name in names
+    }
 
     warmup = {name: _warm_up(providers[name], device, warmup_ms) for name in names}
 

@@ -80,7 +80,9 @@ def validate(kind: str, data: Any, shown: str) -> None:
 def display_path(path: Path, root: Path = ROOT) -> str:
     """A path as messages show it: relative to the checkout when inside it."""
     try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+        # abspath, not resolve: a symlink is named as itself, not its target
+        absolute = Path(os.path.abspath(path))
+        return absolute.relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
         return str(path)
 
@@ -131,13 +133,25 @@ class Loaded:
     data: dict[str, Any]
 
 
+# (kind, path, inode, size, mtime) -> the bytes that validated: one build
+# reads the same files for many pages, and validation is the slow part. Each
+# read still parses its own copy, so no caller sees another's changes.
+_validated: dict[tuple, bytes] = {}
+
+
 def read(kind: str, path: Path, root: Path = ROOT) -> Loaded:
     """Read and validate one file, or raise ResultFileError naming it."""
     path = Path(path)
     shown = display_path(path, root)
     if path.is_symlink() or not path.is_file():
         raise ResultFileError(f"{shown}: not a regular file")
-    if path.stat().st_size > MAX_BYTES:
+    stat = path.stat()
+    key = (kind, str(path.absolute()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    if key in _validated:
+        raw = _validated[key]
+        data = json.loads(raw)
+        return Loaded(path, path.name, raw, sha256_bytes(raw), data)
+    if stat.st_size > MAX_BYTES:
         raise ResultFileError(f"{shown}: larger than {MAX_BYTES >> 20} MiB")
     raw = path.read_bytes()
     if _too_deep(raw):
@@ -147,6 +161,7 @@ def read(kind: str, path: Path, root: Path = ROOT) -> Loaded:
     except (UnicodeDecodeError, ValueError) as exc:
         raise ResultFileError(f"{shown}: not valid JSON: {exc}") from None
     validate(kind, data, shown)
+    _validated[key] = raw
     return Loaded(path, path.name, raw, sha256_bytes(raw), data)
 
 

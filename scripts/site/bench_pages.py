@@ -2,165 +2,61 @@
 
 Pages place results with the build hook's placeholders:
 
-* ``<!-- insert: scripts/bench_embed.py:kernel_results("matmul") -->``: the
-  latest result for one kernel (a GPU result if any exists, else a CPU one):
-  a table (rows shapes, columns providers) and an SVG plot, captioned with the
-  device, software, commit, date and the result file's sha256, with a link to
-  the raw file. Marked **stale** when the kernel's source changed since.
-* ``<!-- insert: scripts/bench_embed.py:all_results() -->``: every result file
-  with its identity and ceilings (the Benchmarks page).
-* ``goals_table()``, ``method_value(NAME)``: the goals and the method's numbers.
+* ``<!-- insert: scripts/site/bench_pages.py:kernel_results("matmul") -->``:
+  the latest result for one kernel (a GPU result if any exists, else a CPU
+  one): a table (rows shapes, columns providers) and an SVG plot, captioned
+  with the device, software, commit, date and the result file's sha256, with
+  a link to the raw file. Marked **stale** when the kernel's source changed.
+* ``all_results()``: every result file with its identity and ceilings.
+* ``goals_table()`` (from the catalog, ``results/kernels.json``),
+  ``method_value(NAME)``, ``profile_rounds(PROFILE)``, ``schema_version()``.
+* ``matmul_reading()``: the words under the matmul table
+  (``snippets/tiled_matmul/measurement.py``, fed the same result file).
 
 ``site_files()`` returns the plots and raw result files (site path -> bytes);
-the hook writes them into the built site. A malformed result file raises
+the hook writes them into the built site. Files are read only through
+``scripts.results.read("bench", path)``: a malformed one raises
 ``ResultFileError`` naming the file and the field, which fails the build.
 
-This module imports neither torch nor triton: the site build must stay fast.
-The method's constants live here so that the runner (``scripts/bench.py``)
-and the pages read the same numbers.
+This module imports neither torch nor Triton: the site build must stay fast.
 """
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from scripts.results import (
+    ROOT,
+    ResultFileError,
+    current_sources,
+    enum,
+    read,
+    schema,
+)
+from scripts.results import (
+    stale_changes as source_changes,
+)
+from scripts.results.method import (
+    METHOD,
+    PROFILE_ROUNDS,
+    check_consistency,
+    rounds_for,
+)
+from scripts.site.tables import cell, markdown_table
+from snippets.tiled_matmul.measurement import reading_of
+
 RESULTS_DIR = ROOT / "results" / "bench"
-SCHEMA_VERSION = 1
+CATALOG = ROOT / "results" / "kernels.json"
 SITE_DIR = "bench"  # where plots and raw files go in the built site
 
-# The method (docs/reference/benchmarks.md states these through method_value).
-METHOD = {
-    "warmup_ms": 100.0,  # at least this much warm-up per provider
-    "min_rounds": 3,  # interleaved rounds, each provider once per round
-    "flush_l2_multiple": 4,  # the L2 flush writes this many times L2
-    "launch_bound_us": 10.0,  # best median below this: launch-bound
-    "l2_affected_multiple": 2,  # working set below this many L2s: L2-affected
-    "hbm_bound_multiple": 4,  # working set at least this many L2s ...
-    "hbm_bound_min_us": 50.0,  # ... and best median at least this: HBM-bound
-    # A time below bytes / (best copy bandwidth x slack) is impossible.
-    "plausibility_slack": 1.05,
-    # Speedups past (what the byte counts allow) x margin are suspect.
-    "suspect_margin": 1.2,
-}
-LAUNCH_BOUND_MS = METHOD["launch_bound_us"] / 1e3
-# Rounds x timed calls per round, per profile of scripts/bench.py.
-PROFILE_ROUNDS = {"quick": (3, 10), "full": (5, 10), "tiny": (3, 5)}
+__all__ = ["ResultFileError"]  # re-exported: the build reports it by name
 
-LABEL_LAUNCH = "launch-bound"
-LABEL_L2 = "L2-affected"
-LABEL_HBM = "HBM-bound"
-LABEL_FLOP = "FLOP-bound"
-LABEL_NONE = "unclassified"
-LABEL_CPU = "CPU host timing"
-
-RUN_STATUSES = ("running", "complete", "interrupted", "failed")
-ROW_STATUSES = (
-    "ok",
-    "incorrect",
-    "error",
-    "interpreter-correctness-only",
-    "implausible",
-)
-
-# The goals for the custom kernels (H200, HBM-bound rows, one run). R is
-# min(eager, compile) time / custom time; F is achieved / measured ceiling.
-GOALS = [
-    ("residual add + ReLU", "R ≥ 0.95, F_bw ≥ 0.85, ≥ 1.4× eager", "F_bw ≥ 0.92"),
-    ("sum reduction", "R ≥ 0.90, F_bw ≥ 0.85", "R ≥ 1.0"),
-    (
-        "matmul bf16",
-        "R ≥ 0.80 at 8192³, ≥ 0.70 at 4096³, F_flop ≥ 0.65",
-        "R ≥ 0.90",
-    ),
-    ("softmax, row fits on chip", "R ≥ 0.95, F_bw ≥ 0.80", "F_bw ≥ 0.88"),
-    ("softmax, 65k-wide rows", "R ≥ 0.90, F_bw ≥ 0.55", "F_bw ≥ 0.62"),
-    (
-        "attention forward, D = 128, S ≥ 4096",
-        "R ≥ 0.70 against the best of eager, compile and PyTorch's SDPA; F_flop ≥ 0.45",
-        "R ≥ 0.85",
-    ),
-    ("inclusive scan, 1-D", "R ≥ 0.60, F_bw ≥ 0.55", "single-pass look-back: R ≥ 0.85"),
-    ("transpose", "R ≥ 0.95, F_bw ≥ 0.80", "F_bw ≥ 0.88"),
-]
-
-
-class ResultFileError(ValueError):
-    """A result file that cannot be used; the message names file and field."""
-
-
-# --------------------------------------------------------------------------
-# The method's rules (shared with scripts/bench.py)
-# --------------------------------------------------------------------------
-
-
-def classify(
-    metric: str,
-    best_median_ms: float | None,
-    working_set_bytes: int,
-    l2_bytes: int | None,
-    on_gpu: bool = True,
-) -> list[str]:
-    """Labels for one shape, from its best median and its working set."""
-    if not on_gpu:
-        return [LABEL_CPU]
-    if best_median_ms is None or not l2_bytes:
-        return [LABEL_NONE]
-    labels = []
-    if best_median_ms < LAUNCH_BOUND_MS:
-        labels.append(LABEL_LAUNCH)
-    if working_set_bytes < METHOD["l2_affected_multiple"] * l2_bytes:
-        labels.append(LABEL_L2)
-    elif (
-        working_set_bytes >= METHOD["hbm_bound_multiple"] * l2_bytes
-        and best_median_ms >= METHOD["hbm_bound_min_us"] / 1e3
-    ):
-        # Matmul and attention reuse their data on chip: out of L2 and long
-        # enough, they are limited by arithmetic, not by HBM.
-        labels.append(LABEL_HBM if metric == "bandwidth" else LABEL_FLOP)
-    return labels or [LABEL_NONE]
-
-
-def plausibility_flags(
-    bytes_moved: int, median_ms: float, best_copy_bytes_per_s: float
-) -> list[str]:
-    """An "impossible" flag when the time is below what moving the bytes at
-    the best measured copy bandwidth takes (with a small slack)."""
-    if not bytes_moved or not best_copy_bytes_per_s:
-        return []
-    floor_ms = (
-        bytes_moved / (best_copy_bytes_per_s * METHOD["plausibility_slack"]) * 1e3
-    )
-    if median_ms < floor_ms:
-        return [
-            f"impossible: median {median_ms:.4g} ms is below {floor_ms:.4g} ms, "
-            "the time to move the model's bytes at the measured copy bandwidth"
-        ]
-    return []
-
-
-def kernel_source_paths(kernel: str, root: Path = ROOT) -> list[Path]:
-    """The files whose hash identifies a kernel: kernels/<kernel>.py, or every
-    .py file of a kernels/<kernel>/ package."""
-    module = root / "kernels" / f"{kernel}.py"
-    if module.is_file():
-        return [module]
-    package = root / "kernels" / kernel
-    if package.is_dir():
-        return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
-    return []
-
-
-def current_sources(kernel: str, root: Path = ROOT) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in kernel_source_paths(kernel, root)
-    }
+# Statuses are defined once, in the schema (in this order there).
+OK, INCORRECT, ERROR, INTERPRETER_ONLY, IMPLAUSIBLE = enum("bench", "row_status")
+COMPLETE = enum("bench", "run_status")[1]
 
 
 def method_value(name: str) -> str:
@@ -175,123 +71,16 @@ def profile_rounds(profile: str) -> str:
     """How many timed calls a profile makes per provider and shape."""
     if profile not in PROFILE_ROUNDS:
         raise KeyError(f"profile_rounds: no profile {profile!r}")
-    rounds, repeats = PROFILE_ROUNDS[profile]
-    return f"{rounds} rounds of {repeats} timed calls"
+    rounds, repeats = rounds_for(profile, "cuda")
+    text = f"{rounds} rounds of {repeats} timed calls"
+    cpu = rounds_for(profile, "cpu")
+    if cpu != (rounds, repeats):
+        text += f" ({cpu[0]} of {cpu[1]} on a CPU)"
+    return text
 
 
 def schema_version() -> str:
-    return str(SCHEMA_VERSION)
-
-
-# --------------------------------------------------------------------------
-# Reading and validating result files
-# --------------------------------------------------------------------------
-
-_NUMBER = (int, float)
-
-
-def _need(obj, key, kind, where, file):
-    """obj[key], or ResultFileError naming the file and the field."""
-    field_name = f"{where}.{key}" if where else key
-    if not isinstance(obj, dict) or key not in obj:
-        raise ResultFileError(f"{file}: missing field '{field_name}'")
-    value = obj[key]
-    if kind is not None and (
-        not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))
-    ):
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        wanted = " or ".join(k.__name__ for k in kinds)
-        raise ResultFileError(
-            f"{file}: field '{field_name}' must be {wanted}, got {type(value).__name__}"
-        )
-    return value
-
-
-def validate_result(data, file: str) -> None:
-    """Raise ResultFileError naming the file and field of the first problem."""
-    if not isinstance(data, dict):
-        raise ResultFileError(f"{file}: the top level must be a JSON object")
-    version = _need(data, "schema_version", int, "", file)
-    if version != SCHEMA_VERSION:
-        raise ResultFileError(
-            f"{file}: field 'schema_version' is {version}; this reader knows "
-            f"{SCHEMA_VERSION}"
-        )
-    status = _need(data, "run_status", str, "", file)
-    if status not in RUN_STATUSES:
-        raise ResultFileError(f"{file}: field 'run_status' is {status!r}")
-    identity = _need(data, "identity", dict, "", file)
-    for key in ("commit", "started_utc", "profile", "device_kind"):
-        _need(identity, key, str, "identity", file)
-    if identity["device_kind"] not in ("cpu", "cuda"):
-        raise ResultFileError(
-            f"{file}: field 'identity.device_kind' is {identity['device_kind']!r}"
-        )
-    software = _need(data, "software", dict, "", file)
-    for key in ("python", "torch", "triton"):
-        _need(software, key, str, "software", file)
-    device = _need(data, "device", dict, "", file)
-    _need(device, "name", str, "device", file)
-    _need(data, "settings", dict, "", file)
-    kernels = _need(data, "kernels", dict, "", file)
-    for name, meta in kernels.items():
-        where = f"kernels.{name}"
-        sources = _need(meta, "sources", dict, where, file)
-        for path, digest in sources.items():
-            if not isinstance(digest, str) or len(digest) != 64:
-                raise ResultFileError(
-                    f"{file}: field '{where}.sources.{path}' must be a sha256"
-                )
-        _need(meta, "metric", str, where, file)
-        _need(meta, "providers", list, where, file)
-    ceilings = data.get("ceilings", KeyError)
-    if ceilings is KeyError:
-        raise ResultFileError(f"{file}: missing field 'ceilings'")
-    if ceilings is not None:
-        if not isinstance(ceilings, dict):
-            raise ResultFileError(f"{file}: field 'ceilings' must be dict or null")
-        copy = _need(ceilings, "copy", dict, "ceilings", file)
-        _need(copy, "bandwidth_bytes_per_s", _NUMBER, "ceilings.copy", file)
-        matmul = _need(ceilings, "matmul", dict, "ceilings", file)
-        _need(matmul, "flop_rate_per_s", _NUMBER, "ceilings.matmul", file)
-    rows = _need(data, "rows", list, "", file)
-    for i, row in enumerate(rows):
-        where = f"rows[{i}]"
-        if not isinstance(row, dict):
-            raise ResultFileError(f"{file}: field '{where}' must be an object")
-        kernel = _need(row, "kernel", str, where, file)
-        if kernel not in kernels:
-            raise ResultFileError(
-                f"{file}: field '{where}.kernel' names {kernel!r}, "
-                "which 'kernels' does not list"
-            )
-        for key in ("provider", "provider_kind", "shape_text", "dtype", "status"):
-            _need(row, key, str, where, file)
-        if row["status"] not in ROW_STATUSES:
-            raise ResultFileError(
-                f"{file}: field '{where}.status' is {row['status']!r}"
-            )
-        _need(row, "shape", dict, where, file)
-        _need(row, "labels", list, where, file)
-        for key in ("bytes_moved", "flops"):
-            _need(row, key, int, where, file)
-        if _need(row, "timed", bool, where, file):
-            for key in ("median_ms", "p20_ms", "p80_ms", "first_call_ms"):
-                _need(row, key, _NUMBER, where, file)
-            samples = _need(row, "samples_ms", list, where, file)
-            if not samples or not all(
-                isinstance(s, _NUMBER) and not isinstance(s, bool) for s in samples
-            ):
-                raise ResultFileError(
-                    f"{file}: field '{where}.samples_ms' must be a non-empty "
-                    "list of numbers"
-                )
-            _need(row, "timer", str, where, file)
-            if not row["p20_ms"] <= row["median_ms"] <= row["p80_ms"]:
-                raise ResultFileError(
-                    f"{file}: fields '{where}.p20_ms' <= 'median_ms' <= 'p80_ms' "
-                    "do not hold"
-                )
+    return str(schema("bench")["properties"]["schema_version"]["const"])
 
 
 @dataclass(frozen=True)
@@ -314,13 +103,6 @@ class Result:
 _cache: dict = {}
 
 
-def _display_path(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def load_result(path: Path, root: Path = ROOT) -> Result:
     """One validated result file (cached while the file is unchanged)."""
     path = Path(path)
@@ -328,16 +110,18 @@ def load_result(path: Path, root: Path = ROOT) -> Result:
     key = ("result", str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key in _cache:
         return _cache[key]
-    shown = _display_path(path, root)
-    raw = path.read_bytes()
-    try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultFileError(f"{shown}: not valid JSON: {exc}") from exc
-    validate_result(data, shown)
-    result = Result(path, path.name, raw, hashlib.sha256(raw).hexdigest(), data)
+    loaded = read("bench", path, root)
+    check_consistency(loaded.data, _shown(path, root))
+    result = Result(path, loaded.name, loaded.raw, loaded.sha256, loaded.data)
     _cache[key] = result
     return result
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def load_results(results_dir: Path | None = None, root: Path = ROOT) -> list[Result]:
@@ -436,14 +220,17 @@ def date_text(result: Result) -> str:
 
 
 def cell_text(row: dict) -> str:
+    """One provider's cell: trusted markup around numbers this module
+    formats (the table is built with escape=False; data text is escaped
+    where it enters, in results_table)."""
     status = row["status"]
-    if status == "interpreter-correctness-only":
+    if status == INTERPRETER_ONLY:
         return "interpreter: correct, not timed"
-    if status == "incorrect":
+    if status == INCORRECT:
         return "**incorrect**, not timed"
-    if status == "error":
+    if status == ERROR:
         return "**error**, not timed"
-    if status == "implausible":
+    if status == IMPLAUSIBLE:
         return "**flagged**: faster than the copy bound allows"
     if not row.get("timed"):
         return "not timed"
@@ -466,13 +253,13 @@ def _shapes_in_order(rows: list[dict]) -> list[str]:
 def ratio_r(rows_by_provider: dict, baselines: list[str]) -> float | None:
     """R = min(baseline medians) / custom median, for timed, valid rows."""
     custom = rows_by_provider.get("triton")
-    if not custom or custom["status"] != "ok" or not custom.get("timed"):
+    if not custom or custom["status"] != OK or not custom.get("timed"):
         return None
     base = [
         rows_by_provider[name]["median_ms"]
         for name in baselines
         if name in rows_by_provider
-        and rows_by_provider[name]["status"] == "ok"
+        and rows_by_provider[name]["status"] == OK
         and rows_by_provider[name].get("timed")
     ]
     if not base or custom["median_ms"] <= 0:
@@ -487,15 +274,12 @@ def results_table(result: Result, kernel: str) -> str:
     baselines = meta.get("r_baselines", ["eager", "compile"])
     show_r = result.on_gpu
     header = ["Shape", *providers, *(["R"] if show_r else []), "Label"]
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "| " + " | ".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + " |",
-    ]
+    body = []
     for shape in _shapes_in_order(rows):
         by_provider = {
             r["provider"]: r for r in rows if f"{r['shape_text']} {r['dtype']}" == shape
         }
-        cells = [shape]
+        cells = [cell(shape)]
         for provider in providers:
             row = by_provider.get(provider)
             cells.append(cell_text(row) if row else "—")
@@ -503,9 +287,12 @@ def results_table(result: Result, kernel: str) -> str:
             r = ratio_r(by_provider, baselines)
             cells.append(f"{r:.2f}" if r is not None else "—")
         labels = next(iter(by_provider.values()))["labels"]
-        cells.append(", ".join(labels))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        cells.append(cell(", ".join(labels)))
+        body.append(cells)
+    align = "l" + "r" * (len(header) - 2) + "l"
+    # Cells are escaped above; the markup around them (<br>, bold) is ours.
+    escaped_header = [cell(h) for h in header]
+    return markdown_table(escaped_header, body, align, escape=False)
 
 
 def row_notes(result: Result, kernel: str) -> list[str]:
@@ -517,7 +304,7 @@ def row_notes(result: Result, kernel: str) -> list[str]:
         where = f"{row['shape_text']} {row['dtype']}, {row['provider']}"
         for flag in row.get("flags") or []:
             notes.append(f"- {where}: {flag}")
-        if row["status"] in ("incorrect", "error"):
+        if row["status"] in (INCORRECT, ERROR):
             why = row.get("reason") or row.get("error") or "no reason recorded"
             notes.append(f"- {where}: {row['status']}: {why}")
     for failure in result.data.get("shape_errors") or []:
@@ -532,12 +319,9 @@ def row_notes(result: Result, kernel: str) -> list[str]:
 def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
     """What changed in the kernel's source since the run, one line per file."""
     recorded = result.data["kernels"][kernel]["sources"]
-    now = current_sources(kernel, root)
     changes = []
-    for path in sorted(set(recorded) | set(now)):
-        old, new = recorded.get(path), now.get(path)
-        if old == new:
-            continue
+    for change in source_changes(recorded, current_sources(kernel, root)):
+        path, old, new = change["path"], change["was"], change["now"]
         if new is None:
             changes.append(f"`{path}` was removed (recorded sha256 `{old[:12]}`)")
         elif old is None:
@@ -558,7 +342,7 @@ def caption_html(result: Result, page_url: str) -> str:
         html.escape(date_text(result)),
         f"profile {html.escape(identity['profile'])}",
     ]
-    if result.data["run_status"] != "complete":
+    if result.data["run_status"] != COMPLETE:
         parts.append(f"run {html.escape(result.data['run_status'])} (partial)")
     parts.append(f"sha256 <code>{result.sha256}</code>")
     link = _relative(page_url, raw_site_path(result))
@@ -726,13 +510,72 @@ def _datasheet_cell(result: Result) -> str:
     )
 
 
-def goals_table() -> str:
-    lines = [
-        "| Kernel | Must | Stretch |",
-        "| --- | --- | --- |",
-        *(f"| {k} | {must} | {stretch} |" for k, must, stretch in GOALS),
+def load_catalog(path: Path | None = None, root: Path = ROOT) -> dict | None:
+    """The kernel catalog (results/kernels.json, written by
+    ``python -m scripts.catalog``), or None while it does not exist."""
+    path = Path(path) if path is not None else CATALOG
+    if not path.exists():
+        return None
+    return read("catalog", path, root).data
+
+
+def target_text(target: dict) -> str:
+    """One goal as the table prints it: "R ≥ 0.95", "≥ 1.4× eager"."""
+    level = target["at_least"]
+    if target["metric"] == "speedup_vs_eager":
+        text = f"≥ {level:g}× eager"
+    else:
+        text = f"{target['metric']} ≥ {level:.2f}"
+    shape = target.get("shape")
+    if shape:
+        sizes = list(shape.values())
+        same = len(set(sizes)) == 1 and len(sizes) == 3
+        text += f" at {sizes[0]}³" if same else " at " + "×".join(map(str, sizes))
+    if target.get("note"):
+        text += f" {target['note']}"
+    return text
+
+
+def goals_table(catalog: Path | None = None, root: Path = ROOT) -> str:
+    """The goals of every kernel, one row per regime, from the catalog."""
+    data = load_catalog(catalog, root)
+    if data is None:
+        return (
+            "The goals table is not available: `results/kernels.json` has not "
+            "been written yet (`make catalog` writes it from the kernels' "
+            "descriptors).\n"
+        )
+    rows = [
+        [
+            entry["title"],
+            goal.get("regime") or "—",
+            ", ".join(target_text(t) for t in goal["must"]),
+            ", ".join(target_text(t) for t in goal.get("stretch", ())) or "—",
+        ]
+        for entry in data["kernels"].values()
+        for goal in entry.get("goals", ())
     ]
-    return "\n".join(lines) + "\n"
+    return markdown_table(["Kernel", "Where", "Must", "Stretch"], rows) + "\n"
+
+
+def matmul_reading(
+    *,
+    results_dir: Path | None = None,
+    root: Path = ROOT,
+    catalog: Path | None = None,
+) -> str:
+    """The words under the matmul table, from the same result file the table
+    shows (the newest GPU result holding matmul, else the newest CPU one),
+    checked against the catalog's matmul goals."""
+    result = latest_for("matmul", load_results(results_dir, root))
+    entry = ((load_catalog(catalog, root) or {}).get("kernels") or {}).get("matmul")
+    goals = (entry or {}).get("goals", [])
+    if result is None:
+        return reading_of(None, goals)
+    note = ""
+    if stale_changes(result, "matmul", root):
+        note = ", from an older version of the kernel (see the stale note)"
+    return reading_of(result.data, goals, source_note=note)
 
 
 # --------------------------------------------------------------------------
@@ -785,7 +628,7 @@ def render_svg(result: Result, kernel: str) -> bytes:
                     ),
                     None,
                 )
-                if row is None or row["status"] != "ok" or not row.get("timed"):
+                if row is None or row["status"] != OK or not row.get("timed"):
                     continue
                 if on_gpu:
                     work = row["bytes_moved"] if metric == "bandwidth" else row["flops"]

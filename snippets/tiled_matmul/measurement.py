@@ -1,34 +1,43 @@
 """The words under the matmul benchmark table, generated from the result.
 
 Shown on docs/kernels/matrix-multiplication/tiled-matmul.md, after the table
-that scripts/bench_embed.py renders from the same result file. Nothing here
-is typed in advance: with no result it says so; with a CPU-only result it
-says what a CPU run cannot show; with a GPU result it phrases the measured
-ratios, checks them against the project's goals, and asks the one question
-the pencil model can put to a measurement: could HBM alone have delivered
-every request the tiles make at the measured speed?
+rendered from the same result file. Nothing here is typed in advance: with no
+result it says so; with a CPU-only result it says what a CPU run cannot show;
+with a GPU result it phrases the measured ratios, checks them against the
+kernel's goals, and asks the one question the pencil model can put to a
+measurement: could HBM alone have delivered every request the tiles make at
+the measured speed?
 
-Run it as a script to print the reading of the newest committed result.
+The functions are pure: they take a result (the parsed JSON of a
+``results/bench/`` file) and the goals (the ``goals`` list of the matmul
+entry in ``results/kernels.json``). The page's build hook,
+``scripts/site/bench_pages.py:matmul_reading``, loads both and calls
+``reading_of``.
 """
 
 import math
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # run as a script: make `snippets` importable
-    sys.path.insert(0, str(ROOT))
-
-from snippets.tiled_matmul.traffic import operand_request_bytes  # noqa: E402
+from snippets.tiled_matmul.traffic import operand_request_bytes
 
 KERNEL = "matmul"
 CUSTOM = "triton"
 BASELINES = ("eager", "compile")
 
-# The project's goals for the bf16 matmul (docs: measurement method):
-# R = best baseline time / custom time, F = fraction of the measured ceiling.
-R_GOALS = {(8192, 8192, 8192): 0.80, (4096, 4096, 4096): 0.70}
-F_GOAL = 0.65
+
+def goal_levels(goals) -> tuple[dict[tuple[int, int, int], float], float | None]:
+    """From the catalog's goals, the "must" levels this reading checks:
+    R = best baseline time / custom time, per shape, and F, the fraction of
+    the measured matmul ceiling (None where no goal is set)."""
+    r_goals: dict[tuple[int, int, int], float] = {}
+    f_goal = None
+    for goal in goals or ():
+        for target in goal.get("must", ()):
+            shape = target.get("shape")
+            if target.get("metric") == "R" and shape:
+                r_goals[(shape["M"], shape["N"], shape["K"])] = target["at_least"]
+            elif target.get("metric") == "F_flop" and not shape:
+                f_goal = target["at_least"]
+    return r_goals, f_goal
 
 
 def _rows(result: dict) -> list[dict]:
@@ -60,7 +69,15 @@ def request_verdict(row: dict, copy_bytes_per_s: float | None) -> str:
     project's plausibility bound): if the requests divided by the measured
     time exceed it, the excess must have come from on-chip caches."""
     M, N, K = _shape(row)
-    config = row.get("triton_config") or {}
+    # The tile of the launch that ran (what record_launches() captured).
+    config = next(
+        (
+            launch.get("constexprs") or {}
+            for launch in row.get("launches") or ()
+            if "BLOCK_M" in (launch.get("constexprs") or {})
+        ),
+        {},
+    )
     itemsize = {"bfloat16": 2, "float16": 2, "float32": 4}.get(row.get("dtype"))
     if "BLOCK_M" not in config or "BLOCK_N" not in config or itemsize is None:
         return ""
@@ -90,7 +107,9 @@ def request_verdict(row: dict, copy_bytes_per_s: float | None) -> str:
     )
 
 
-def _shape_reading(rows: list[dict], copy_bytes_per_s: float | None) -> str:
+def _shape_reading(
+    rows: list[dict], copy_bytes_per_s: float | None, goals: tuple
+) -> str:
     """One paragraph for one shape's rows (all providers)."""
     by_provider = {row.get("provider"): row for row in rows}
     shape = _shape(rows[0])
@@ -112,16 +131,18 @@ def _shape_reading(rows: list[dict], copy_bytes_per_s: float | None) -> str:
         if name in by_provider and _timed(by_provider[name])
     ]
     parts = [f"At {where} the custom kernel took {custom['median_ms']:.3g} ms"]
+    r_goals, f_goal = goals
     fraction = custom.get("fraction_of_ceiling")
     if isinstance(fraction, int | float) and math.isfinite(fraction):
-        met = "meets" if fraction >= F_GOAL else "misses"
         parts.append(
-            f", {fraction:.0%} of the bf16 matmul ceiling measured in the "
-            f"same run ({met} the goal of {F_GOAL:.0%})"
+            f", {fraction:.0%} of the bf16 matmul ceiling measured in the same run"
         )
+        if f_goal is not None:
+            met = "meets" if fraction >= f_goal else "misses"
+            parts.append(f" ({met} the goal of {f_goal:.0%})")
     if timed_baselines:
         ratio = min(timed_baselines) / custom["median_ms"]
-        goal = R_GOALS.get(shape)
+        goal = r_goals.get(shape)
         faster = "faster" if ratio >= 1 else "slower"
         parts.append(
             f"; the faster of eager and torch.compile took "
@@ -136,8 +157,9 @@ def _shape_reading(rows: list[dict], copy_bytes_per_s: float | None) -> str:
     return paragraph + (" " + verdict if verdict else "")
 
 
-def reading_of(result: dict | None, source_note: str = "") -> str:
-    """The reading of one result (None: nothing measured)."""
+def reading_of(result: dict | None, goals=(), source_note: str = "") -> str:
+    """The reading of one result (None: nothing measured), checked against
+    the catalog's matmul goals."""
     if result is None:
         return (
             "No GPU measurement of matmul has been published yet, so this "
@@ -171,24 +193,8 @@ def reading_of(result: dict | None, source_note: str = "") -> str:
     copy = ((result.get("ceilings") or {}).get("copy") or {}).get(
         "best_bandwidth_bytes_per_s"
     )
-    paragraphs = [header] + [_shape_reading(group, copy) for group in shapes.values()]
+    levels = goal_levels(goals)
+    paragraphs = [header] + [
+        _shape_reading(group, copy, levels) for group in shapes.values()
+    ]
     return "\n\n".join(paragraphs)
-
-
-def reading(results_dir: Path | None = None, root: Path = ROOT) -> str:
-    """The reading under the page's benchmark table, of the same result
-    file the table shows (scripts/bench_embed.py picks it: the newest GPU
-    result holding matmul, else the newest CPU one)."""
-    from scripts.bench_embed import latest_for, load_results, stale_changes
-
-    result = latest_for(KERNEL, load_results(results_dir, root))
-    if result is None:
-        return reading_of(None)
-    note = ""
-    if stale_changes(result, KERNEL, root):
-        note = ", from an older version of the kernel (see the stale note)"
-    return reading_of(result.data, source_note=note)
-
-
-if __name__ == "__main__":
-    print(reading())

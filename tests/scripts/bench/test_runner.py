@@ -1,12 +1,11 @@
-"""The benchmark runner (scripts/bench.py) on the CPU.
+"""The benchmark harness (scripts/bench/runner.py, run through
+scripts/bench/__main__.py) on the CPU.
 
 One tiny sweep of one kernel runs the whole CPU path (torch.compile included,
 which costs seconds on first use); the rest tests the pieces directly.
 """
 
 import dataclasses
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +13,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from scripts import bench, bench_embed
+import kernels.residual_add_relu as module
+from kernels.descriptor import discover
+from scripts.bench import __main__ as cli
+from scripts.bench import runner as bench
+from scripts.results import sha256_file
+from scripts.results.method import METHOD
+from scripts.site import bench_pages
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SWEEP = ["residual_add_relu", "--device", "cpu", "--profile", "tiny"]
 
 
@@ -25,17 +30,17 @@ def two_runs(tmp_path_factory):
     """Two runs of the tiny CPU sweep into one folder."""
     out = tmp_path_factory.mktemp("bench")
     args = [*SWEEP, "--out", str(out), "--no-progress", "--seed", "11"]
-    first_code = bench.main(args)
+    first_code = cli.main(args)
     first = sorted(out.glob("*.json"))
     first_bytes = first[0].read_bytes()
-    second_code = bench.main(args)
+    second_code = cli.main(args)
     return out, first_code, second_code, first[0], first_bytes
 
 
 def test_cpu_sweep_writes_a_valid_cpu_file(two_runs):
     out, code, _, path, _ = two_runs
     assert code == bench.EXIT_OK
-    result = bench_embed.load_result(path)  # validates every field
+    result = bench_pages.load_result(path)  # validates every field
     data = result.data
     assert data["run_status"] == "complete"
     assert data["identity"]["device_kind"] == "cpu"
@@ -43,7 +48,8 @@ def test_cpu_sweep_writes_a_valid_cpu_file(two_runs):
     assert "-cpu-tiny-" in path.name
     assert data["settings"]["timer"] == "host-perf-counter"
     assert set(data["ceilings"]) >= {"copy", "matmul"}
-    digest = bench.sha256_file(ROOT / "kernels" / "residual_add_relu.py")
+    assert data["schema_version"] == 2
+    digest = sha256_file(ROOT / "kernels" / "residual_add_relu.py")
     sources = data["kernels"]["residual_add_relu"]["sources"]
     assert sources == {"kernels/residual_add_relu.py": digest}
     rows = {r["provider"]: r for r in data["rows"]}
@@ -56,13 +62,18 @@ def test_cpu_sweep_writes_a_valid_cpu_file(two_runs):
         assert row["p20_ms"] <= row["median_ms"] <= row["p80_ms"]
         assert row["labels"] == ["CPU host timing"]
         assert row["fraction_of_ceiling"] is None
-        assert row["warmup_ms"] >= bench_embed.METHOD["warmup_ms"]
+        assert row["warmup_ms"] >= METHOD["warmup_ms"]
     triton = rows["triton"]
     assert triton["status"] == "interpreter-correctness-only" and triton["correct"]
     assert not triton["timed"]
     assert not {"median_ms", "samples_ms", "first_call_ms"} & set(triton)
-    assert triton["triton_config"]["BLOCK_SIZE"] > 0
-    text = bench_embed.kernel_results("residual_add_relu", results_dir=out)
+    # What really launched during the correctness call, as the launcher's
+    # own config says it would.
+    assert triton["launches"][0]["constexprs"]["BLOCK_SIZE"] > 0
+    expected = module.DESCRIPTOR.launch_config(torch.float32, {"rows": 3, "cols": 1031})
+    assert triton["launches"] == [launch.record() for launch in expected]
+    assert "triton_config" not in triton
+    text = bench_pages.kernel_results("residual_add_relu", results_dir=out)
     assert "No GPU measurement has been published yet" in text
 
 
@@ -73,36 +84,6 @@ def test_second_run_never_overwrites_the_first(two_runs):
     assert len(files) == 2
     assert first_path.read_bytes() == first_bytes
     assert not list(out.glob(".*.tmp"))  # no temporary file left behind
-
-
-def test_writer_picks_a_new_name_when_the_stem_is_taken(tmp_path):
-    first = bench.ResultWriter(tmp_path, "same-stem")
-    second = bench.ResultWriter(tmp_path, "same-stem")
-    path_a = first.write({"run": "a", "rows": []})
-    path_b = second.write({"run": "b", "rows": []})
-    assert path_a.name == "same-stem.json" and path_b.name == "same-stem-2.json"
-    first.write({"run": "a", "rows": [1]})  # rewrites only its own file
-    assert json.loads(path_a.read_text()) == {"run": "a", "rows": [1]}
-    assert json.loads(path_b.read_text())["run"] == "b"
-
-
-def test_no_cuda_gives_its_own_exit_code_and_names_the_cpu_option():
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run(
-        [sys.executable, "scripts/bench.py", "--device", "cuda"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert done.returncode == bench.EXIT_NO_CUDA == 3
-    assert "no CUDA device" in done.stderr and "--device cpu" in done.stderr
-
-
-def test_unknown_kernel_is_a_usage_error(capsys):
-    assert bench.main(["no_such_kernel", "--device", "cpu"]) == bench.EXIT_USAGE
-    assert "no_such_kernel" in capsys.readouterr().err
 
 
 def gpu_rows(medians, bytes_moved=3_000_000_000, working_set=3_000_000_000):
@@ -128,7 +109,7 @@ CEILINGS = {
 
 
 def test_impossible_time_is_flagged_not_published():
-    spec = bench.REGISTRY["residual_add_relu"]
+    spec = module.DESCRIPTOR
     # 3 GB cannot move in 0.3 ms at 4 TB/s (0.75 ms at least).
     rows = gpu_rows({"eager": 1.3, "compile": 0.8, "triton": 0.3})
     bench.finish_rows(spec, rows, "cuda", CEILINGS, 60_000_000)
@@ -143,7 +124,7 @@ def test_impossible_time_is_flagged_not_published():
 
 
 def test_plausible_speedups_are_not_flagged():
-    spec = bench.REGISTRY["residual_add_relu"]
+    spec = module.DESCRIPTOR
     rows = gpu_rows({"eager": 1.3, "compile": 0.8, "triton": 0.78})
     bench.finish_rows(spec, rows, "cuda", CEILINGS, 60_000_000)
     assert all(r["flags"] == [] and r["status"] == "ok" for r in rows)
@@ -186,14 +167,6 @@ def zeroes_its_input(x, residual):
     ids=["wrong-shape", "writes-input"],
 )
 def test_broken_launcher_is_caught(monkeypatch, launcher, reason):
-    import kernels.residual_add_relu as module
-
-    class Broken:
-        residual_add_relu_ref = staticmethod(module.residual_add_relu_ref)
-        bytes_moved = staticmethod(module.bytes_moved)
-        flops = staticmethod(module.flops)
-        residual_add_relu = staticmethod(launcher)
-
     monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)  # keep it fast
     # Library baselines that are off: still timed (they are what the kernel
     # is compared against), but flagged; the broken kernel is never timed.
@@ -204,8 +177,9 @@ def test_broken_launcher_is_caught(monkeypatch, launcher, reason):
         return torch.relu(x + residual) * (1 if len(calls) <= 3 else 0.5)
 
     spec = dataclasses.replace(
-        bench.REGISTRY["residual_add_relu"],
-        library={
+        module.DESCRIPTOR,
+        launcher=launcher,
+        baselines={
             "off_by_one": lambda x, r: torch.relu(x + r) + 1,
             "drifts": wrong_after_three_calls,
         },
@@ -216,13 +190,14 @@ def test_broken_launcher_is_caught(monkeypatch, launcher, reason):
         "matmul": {"flop_rate_per_s": 1e9},
     }
     rows = bench.run_shape(
-        spec, Broken, {"rows": 3, "cols": 5}, "cpu", 1, ceilings, None, settings
+        spec, {"rows": 3, "cols": 5}, "cpu", 1, ceilings, None, settings
     )
     by_provider = {r["provider"]: r for r in rows}
     custom = by_provider["triton"]
     assert custom["status"] == bench.STATUS_INCORRECT
     assert reason in custom["reason"]
     assert not custom["timed"]
+    assert custom["launches"] == []  # a torch function launches no Triton kernel
     assert by_provider["eager"]["status"] == "ok" and by_provider["eager"]["timed"]
     assert by_provider["eager"]["flags"] == []
     off = by_provider["off_by_one"]
@@ -233,47 +208,57 @@ def test_broken_launcher_is_caught(monkeypatch, launcher, reason):
     assert drifts["flags"][0].startswith("baseline outside the error bound after")
 
 
-@pytest.mark.parametrize("name", bench.available_kernels())
-def test_registry_matches_each_kernel_module(name):
-    import importlib
+def test_a_launch_that_differs_from_the_descriptor_is_not_published(monkeypatch):
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)  # keep it fast
+    declared = module.DESCRIPTOR.launch_config
 
-    spec = bench.REGISTRY[name]
-    module = importlib.import_module(f"kernels.{name}")
-    assert callable(getattr(module, spec.launcher))
-    assert callable(
-        getattr(module, f"{name}_ref", None) or getattr(module, f"{spec.launcher}_ref")
+    def claims_a_bigger_block(dtype, shape):
+        (launch,) = declared(dtype, shape)
+        return [dataclasses.replace(launch, constexprs={"BLOCK_SIZE": 2048})]
+
+    spec = dataclasses.replace(module.DESCRIPTOR, launch_config=claims_a_bigger_block)
+    settings = {"rounds": 3, "repeats_per_round": 1, "warmup_ms": 0.0, "flush_bytes": 0}
+    ceilings = {
+        "copy": {"bandwidth_bytes_per_s": 1e9},
+        "matmul": {"flop_rate_per_s": 1e9},
+    }
+    rows = bench.run_shape(
+        spec, {"rows": 3, "cols": 5}, "cpu", 1, ceilings, None, settings
     )
-    for profile in bench.PROFILES:
-        assert spec.shapes[profile], f"{name} has no {profile} shapes"
-        for params in spec.shapes[profile]:
-            moved, flops = spec.model(module, params, 2)
-            assert moved > 0 and flops >= 0
+    custom = {r["provider"]: r for r in rows}["triton"]
+    assert custom["status"] == bench.STATUS_ERROR and not custom["timed"]
+    assert "'BLOCK_SIZE': 1024" in custom["error"]
+    assert "'BLOCK_SIZE': 2048" in custom["error"]
+
+
+@pytest.mark.parametrize("name", sorted(discover()))
+def test_each_descriptor_gives_the_runner_what_it_needs(name):
+    desc = discover()[name]
+    assert callable(desc.launcher) and callable(desc.reference)
+    for profile in ("tiny", "quick", "full"):
+        shapes = desc.shapes_for(profile, "cuda")
+        assert shapes, f"{name} has no {profile} shapes"
+        for shape in shapes:
+            assert desc.bytes_moved(shape, 2) > 0 and desc.flops(shape) >= 0
     # Quick shapes are HBM-sized on an H200 (L2 about 60 MB): >= 4x L2.
-    (quick,) = spec.shapes["quick"]
-    moved, _ = spec.model(module, quick, spec.dtype_cuda.itemsize)
-    assert moved >= 4 * 60 * 2**20 or spec.metric == "flops"
+    (quick,) = desc.shapes_for("quick", "cuda")
+    itemsize = getattr(torch, desc.dtype_cuda).itemsize
+    moved = desc.bytes_moved(quick, itemsize)
+    assert moved >= 4 * 60 * 2**20 or desc.metric == "flops"
 
 
 PAGE = ROOT / "docs" / "reference" / "benchmarks.md"
 
 
-def test_benchmarks_page_states_the_runners_exit_codes():
-    import re
-
-    table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", PAGE.read_text(), re.M))
-    codes = {
-        bench.EXIT_OK: "every row correct",
-        bench.EXIT_USAGE: "usage error",
-        bench.EXIT_NO_CUDA: "no CUDA device",
-        bench.EXIT_BAD_ROWS: "a row was incorrect",
-        bench.EXIT_INTERRUPTED: "interrupted",
-    }
-    assert set(map(int, table)) == set(codes)
-    for code, words in codes.items():
-        assert words in table[str(code)]
-
-
 def test_benchmarks_page_embeds_every_registered_kernel():
     text = PAGE.read_text()
-    for name in bench.REGISTRY:
+    for name in discover():
         assert f'kernel_results("{name}")' in text
+
+
+def test_the_runner_never_imports_the_site():
+    code = (
+        "import sys, scripts.bench.runner, scripts.bench.__main__; "
+        "assert not [m for m in sys.modules if m.startswith('scripts.site')]"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)

@@ -1,10 +1,10 @@
-"""Tests for scripts/timing.py on the CPU (host timers)."""
+"""Tests for scripts/bench/timing.py on the CPU (host timers)."""
 
 import time
 
 import pytest
 
-from scripts import timing
+from scripts.bench import timing
 
 
 def sleeper(seconds):
@@ -134,3 +134,9 @@ def test_l2_size_needs_a_cuda_device():
     with pytest.raises(ValueError, match="needs a CUDA device"):
         timing.l2_cache_bytes("cpu")
     assert timing.default_flush_bytes("cpu") == 0
+
+
+def test_time_first_call_returns_the_result_and_its_time():
+    out, ms = timing.time_first_call(lambda: (time.sleep(0.01), 7)[1], "cpu")
+    assert out == 7
+    assert ms >= 10.0

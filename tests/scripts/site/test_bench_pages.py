@@ -1,19 +1,25 @@
-"""Rendering benchmark results into pages (scripts/bench_embed.py).
+"""Rendering benchmark results into pages (scripts/site/bench_pages.py).
 
-Fixtures under fixtures/bench/ are synthetic: a GPU-shaped result, a CPU
+Fixtures under fixtures/bench/ are synthetic (matmul-cpu-tiny.json excepted:
+a real CPU run, migrated to schema 2): a GPU-shaped result, a CPU
 result, a stale one, a malformed file and one missing a field. Each test
 copies what it needs into a temporary results folder beside a fake kernels/
 tree whose file hashes the fixtures record (or, for the stale one, do not).
 """
 
+import copy
 import json
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from scripts import bench_embed, timing
+from scripts.results import current_sources, sha256_bytes
+from scripts.results.method import METHOD, PROFILE_ROUNDS
+from scripts.site import bench_pages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"
 KERNEL_TEXT = {
@@ -40,7 +46,7 @@ def tree(tmp_path):
 
 def render(kernel, tree, page_url=""):
     root, results, _ = tree
-    return bench_embed.kernel_results(kernel, page_url, results_dir=results, root=root)
+    return bench_pages.kernel_results(kernel, page_url, results_dir=results, root=root)
 
 
 def test_gpu_result_renders_table_plot_and_caption(tree):
@@ -54,7 +60,7 @@ def test_gpu_result_renders_table_plot_and_caption(tree):
     assert "Evidence: device measurement" in text
     assert "stale" not in text.lower()
     raw = (FIXTURES / "gpu_valid.json").read_bytes()
-    digest = bench_embed.hashlib.sha256(raw).hexdigest()
+    digest = sha256_bytes(raw)
     assert f"sha256 <code>{digest}</code>" in text
     assert "commit <code>0123456789ab</code>" in text
     assert "torch 2.11.0 (CUDA 12.8), Triton 3.6.0" in text
@@ -99,7 +105,7 @@ def test_stale_result_names_file_and_both_hashes(tree):
     assert "**stale**" in text
     recorded = json.loads((FIXTURES / "stale.json").read_text())["kernels"]
     old = recorded["fixture_add"]["sources"]["kernels/fixture_add.py"]
-    new = bench_embed.hashlib.sha256(KERNEL_TEXT["fixture_add.py"]).hexdigest()
+    new = sha256_bytes(KERNEL_TEXT["fixture_add.py"])
     assert f"`kernels/fixture_add.py` changed: sha256 `{old[:12]}`" in text
     assert f"`{new[:12]}` now" in text
     assert "| Shape |" in text  # the table is still shown
@@ -125,40 +131,43 @@ def test_no_result_says_not_measured_yet(tree):
         ("malformed.json", r"malformed\.json: not valid JSON"),
         (
             "missing_field.json",
-            r"missing_field\.json: missing field 'rows\[4\]\.median_ms'",
+            r"missing_field\.json: field 'rows\[4\]': 'median_ms' is a required",
         ),
     ],
     ids=["malformed", "missing-field"],
 )
 def test_bad_file_fails_naming_file_and_field(tree, fixture, message):
     tree[2]("gpu_valid.json", fixture)
-    with pytest.raises(bench_embed.ResultFileError, match=message):
+    with pytest.raises(bench_pages.ResultFileError, match=message):
         render("fixture_add", tree)
 
 
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda d: d.update(schema_version=99), "'schema_version' is 99"),
+        (lambda d: d.update(schema_version=99), "'schema_version': 2 was expected"),
         (
             lambda d: d["rows"][0].update(timed="yes"),
-            r"'rows\[0\]\.timed' must be bool",
+            r"'rows\[0\]\.timed': 'yes' is not of type 'boolean'",
         ),
         (
             lambda d: d["rows"][1].update(status="fast"),
-            r"'rows\[1\]\.status' is 'fast'",
+            r"'rows\[1\]\.status': 'fast' is not one of",
         ),
         (lambda d: d["rows"][2].update(samples_ms=[]), r"'rows\[2\]\.samples_ms'"),
         (lambda d: d["rows"][0].update(p20_ms=99.0), r"'rows\[0\]\.p20_ms' <="),
         (lambda d: d["rows"][0].update(kernel="other"), "'kernels' does not list"),
-        (lambda d: d["identity"].pop("commit"), "missing field 'identity.commit'"),
+        (
+            lambda d: d["identity"].pop("commit"),
+            "field 'identity': 'commit' is a required property",
+        ),
         (
             lambda d: d["ceilings"]["copy"].pop("bandwidth_bytes_per_s"),
-            "'ceilings.copy.bandwidth_bytes_per_s'",
+            "'ceilings.copy': 'bandwidth_bytes_per_s' is a required",
         ),
         (
             lambda d: d["kernels"]["fixture_add"]["sources"].update({"k.py": "ab"}),
-            r"'kernels\.fixture_add\.sources\.k\.py' must be a sha256",
+            r"'kernels\.fixture_add\.sources\.k\.py': 'ab' does not match",
         ),
     ],
     ids=[
@@ -178,7 +187,7 @@ def test_validation_names_the_field(tree, edit, message):
     data = json.loads((FIXTURES / "gpu_valid.json").read_text())
     edit(data)
     (results / "edited.json").write_text(json.dumps(data))
-    with pytest.raises(bench_embed.ResultFileError, match=message):
+    with pytest.raises(bench_pages.ResultFileError, match=message):
         render("fixture_add", tree)
 
 
@@ -209,9 +218,9 @@ def test_flagged_and_incorrect_rows_show_no_time(tree):
 def test_svg_is_byte_identical_across_renders(tree):
     root, results, add = tree
     add("gpu_valid.json", "cpu_valid.json")
-    first = bench_embed.site_files(results, root)
-    bench_embed._cache.clear()
-    second = bench_embed.site_files(results, root)
+    first = bench_pages.site_files(results, root)
+    bench_pages._cache.clear()
+    second = bench_pages.site_files(results, root)
     assert first == second
     svg = first["bench/fixture_add.svg"]
     assert svg.startswith(b"<?xml")
@@ -226,14 +235,14 @@ def test_svg_is_byte_identical_across_renders(tree):
 def test_cpu_only_kernel_gets_a_host_time_plot(tree):
     root, results, add = tree
     add("cpu_valid.json")
-    svg = bench_embed.site_files(results, root)["bench/fixture_add.svg"]
+    svg = bench_pages.site_files(results, root)["bench/fixture_add.svg"]
     assert b"CPU host timing (not device speed)" in svg
 
 
 def test_all_results_lists_identity_and_ceilings(tree):
     root, results, add = tree
     add("gpu_valid.json", "cpu_valid.json")
-    text = bench_embed.all_results(results_dir=results, root=root)
+    text = bench_pages.all_results(results_dir=results, root=root)
     assert text.index("gpu_valid.json") < text.index("cpu_valid.json")  # newest first
     assert 'href="../../bench/results/cpu_valid.json" download' in text
     assert "1000 GB/s, 1100 GB/s" in text
@@ -242,62 +251,185 @@ def test_all_results_lists_identity_and_ceilings(tree):
 
 
 def test_empty_results_folder(tmp_path):
-    assert "No result files" in bench_embed.all_results(results_dir=tmp_path)
-    assert bench_embed.site_files(tmp_path, tmp_path) == {}
+    assert "No result files" in bench_pages.all_results(results_dir=tmp_path)
+    assert bench_pages.site_files(tmp_path, tmp_path) == {}
 
 
-def test_labels_follow_the_method():
-    l2 = 50_000_000
-    classify = bench_embed.classify
-    assert classify("bandwidth", 0.005, 10 * l2, l2) == ["launch-bound"]
-    assert classify("bandwidth", 0.02, l2, l2) == ["L2-affected"]
-    assert classify("bandwidth", 0.06, 4 * l2, l2) == ["HBM-bound"]
-    assert classify("flops", 0.06, 4 * l2, l2) == ["FLOP-bound"]
-    assert classify("bandwidth", 0.04, 4 * l2, l2) == ["unclassified"]
-    assert classify("bandwidth", 0.06, 3 * l2, l2) == ["unclassified"]
-    assert classify("bandwidth", 0.06, 4 * l2, l2, on_gpu=False) == ["CPU host timing"]
-
-
-def test_plausibility_flags_an_impossible_time():
-    # 3 GB at 4 TB/s takes 0.75 ms at least; 0.5 ms is impossible.
-    flags = bench_embed.plausibility_flags(3_000_000_000, 0.5, 4e12)
-    assert flags and flags[0].startswith("impossible")
-    assert bench_embed.plausibility_flags(3_000_000_000, 0.8, 4e12) == []
-    # Within the stated slack of the copy bound is still possible.
-    slack = bench_embed.METHOD["plausibility_slack"]
-    assert (
-        bench_embed.plausibility_flags(3_000_000_000, 0.75 / slack + 1e-6, 4e12) == []
-    )
-
-
-def test_method_numbers_are_the_ones_the_harness_uses():
-    assert bench_embed.METHOD["flush_l2_multiple"] == timing.FLUSH_L2_MULTIPLE
-    assert bench_embed.method_value("warmup_ms") == "100"
-    assert bench_embed.method_value("launch_bound_us") == "10"
-    assert all(
-        r >= bench_embed.METHOD["min_rounds"]
-        for r, _ in bench_embed.PROFILE_ROUNDS.values()
-    )
+def test_method_numbers_as_the_page_prints_them():
+    assert bench_pages.method_value("warmup_ms") == "100"
+    assert bench_pages.method_value("launch_bound_us") == "10"
+    assert bench_pages.method_value("min_rounds") == str(METHOD["min_rounds"])
     with pytest.raises(KeyError, match="no setting 'nope'"):
-        bench_embed.method_value("nope")
+        bench_pages.method_value("nope")
+    assert bench_pages.profile_rounds("quick") == "3 rounds of 10 timed calls"
+    assert bench_pages.profile_rounds("compare") == (
+        "5 rounds of 20 timed calls (5 of 10 on a CPU)"
+    )
+    assert set(PROFILE_ROUNDS) >= {"quick", "full"}
+    assert bench_pages.schema_version() == "2"
 
 
-def test_goals_table_has_every_kernel_row():
-    text = bench_embed.goals_table()
-    assert text.count("\n") == len(bench_embed.GOALS) + 2
-    assert "| transpose | R ≥ 0.95, F_bw ≥ 0.80 | F_bw ≥ 0.88 |" in text
+def target(metric, at_least, shape=None, note=""):
+    return {"metric": metric, "at_least": at_least, "shape": shape, "note": note}
+
+
+def catalog_entry(title, goals):
+    return {"title": title, "goals": goals}
+
+
+CATALOG = {
+    "schema_version": 1,
+    "kernels": {
+        "transpose": catalog_entry(
+            "transpose",
+            [
+                {
+                    "regime": "HBM-bound sizes",
+                    "must": [target("R", 0.95), target("F_bw", 0.80)],
+                    "stretch": [target("F_bw", 0.88)],
+                }
+            ],
+        ),
+        "residual_add_relu": catalog_entry(
+            "residual add + ReLU",
+            [
+                {
+                    "regime": "HBM-bound sizes",
+                    "must": [
+                        target("R", 0.95),
+                        target("F_bw", 0.85),
+                        target("speedup_vs_eager", 1.4),
+                    ],
+                    "stretch": [target("F_bw", 0.92)],
+                }
+            ],
+        ),
+        "matmul": catalog_entry(
+            "matmul",
+            [
+                {
+                    "regime": "bf16",
+                    "must": [
+                        target("R", 0.80, {"M": 8192, "N": 8192, "K": 8192}),
+                        target("F_flop", 0.65),
+                    ],
+                    "stretch": [],
+                }
+            ],
+        ),
+    },
+}
+
+
+@pytest.fixture
+def catalog(tmp_path, monkeypatch):
+    """A catalog file read without the catalog schema (helper K's), so
+    these tests check the table, not the catalog's validation."""
+    path = tmp_path / "kernels.json"
+    path.write_text(json.dumps(CATALOG))
+
+    real_read = bench_pages.read
+
+    def read_plain(kind, file, root=None):
+        if kind != "catalog":
+            return real_read(kind, file, root)
+        return type("Loaded", (), {"data": json.loads(Path(file).read_text())})
+
+    monkeypatch.setattr(bench_pages, "read", read_plain)
+    return path
+
+
+def test_goals_table_has_every_kernel_row(catalog):
+    text = bench_pages.goals_table(catalog)
+    assert text.count("\n") == len(CATALOG["kernels"]) + 2
+    assert "| Kernel | Where | Must | Stretch |" in text
+    assert (
+        "| transpose | HBM-bound sizes | R ≥ 0.95, F_bw ≥ 0.80 | F_bw ≥ 0.88 |" in text
+    )
+    assert (
+        "| residual add + ReLU | HBM-bound sizes | R ≥ 0.95, F_bw ≥ 0.85, "
+        "≥ 1.4× eager |" in text
+    )
+    assert "| matmul | bf16 | R ≥ 0.80 at 8192³, F_flop ≥ 0.65 | — |" in text
+
+
+def test_goals_table_without_a_catalog_says_not_available(tmp_path):
+    text = bench_pages.goals_table(tmp_path / "kernels.json")
+    assert "not available" in text and "|" not in text
+
+
+def test_table_cells_from_a_result_are_escaped(tree):
+    root, results, _ = tree
+    data = json.loads((FIXTURES / "gpu_valid.json").read_text())
+    for row in data["rows"]:
+        row["shape_text"] = "<b>1|2</b>"
+    (results / "odd.json").write_text(json.dumps(data))
+    text = render("fixture_add", tree)
+    assert "<b>" not in text and "&lt;b&gt;1&#124;2&lt;/b&gt;" in text
+
+
+def gpu_file_from(cpu: dict, sources: dict) -> dict:
+    """A GPU-shaped result built from the real CPU one, for the reader."""
+    data = copy.deepcopy(cpu)
+    data["identity"].update(device_kind="cuda", started_utc="2027-01-01T00:00:00")
+    data["device"] = {"kind": "cuda", "name": "NVIDIA H200"}
+    data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] = 4.3e12
+    data["kernels"]["matmul"]["sources"] = sources
+    config = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}
+    for r in data["rows"]:
+        r.update(shape={"M": 8192, "N": 8192, "K": 8192}, dtype="bfloat16")
+        r.update(timed=True, status="ok", median_ms=1.6, p20_ms=1.5, p80_ms=1.7)
+        r.update(first_call_ms=9.0, samples_ms=[1.6], timer="cuda-event")
+        r["fraction_of_ceiling"] = 0.7
+        if r["provider"] == "triton":
+            r.pop("schema1_triton_config", None)
+            launch = {"kernel": "matmul_kernel", "constexprs": config, "num_warps": 8}
+            r["launches"] = [launch]
+    return data
+
+
+def test_matmul_reading_reads_the_file_the_table_shows(tmp_path, catalog):
+    cpu = json.loads((FIXTURES / "matmul-cpu-tiny.json").read_text())
+    folder = tmp_path / "results"
+    folder.mkdir()
+
+    def reading():
+        return bench_pages.matmul_reading(results_dir=folder, catalog=catalog)
+
+    assert "No GPU measurement" in reading()
+    (folder / "cpu.json").write_text(json.dumps(cpu))
+    assert "CPU run" in reading()
+    gpu = gpu_file_from(cpu, current_sources("matmul"))
+    (folder / "gpu.json").write_text(json.dumps(gpu))
+    text = reading()
+    assert text.startswith("Measured on NVIDIA H200")
+    assert "older version" not in text
+    assert "meets the goal of 65%" in text  # the catalog's goal
+    assert "Its 128 × 256 tiles request" in text  # the recorded launch's tile
+    gpu["kernels"]["matmul"]["sources"] = {"kernels/matmul.py": "0" * 64}
+    (folder / "gpu.json").write_text(json.dumps(gpu))
+    assert "from an older version of the kernel" in reading()
 
 
 def test_committed_results_render_within_the_build_budget():
     """The real results/bench/ files: every kernel's table and plot, under 2 s."""
-    bench_embed._cache.clear()
+    bench_pages._cache.clear()
     start = time.perf_counter()
-    kernels = sorted({k for r in bench_embed.load_results() for k in r.data["kernels"]})
+    kernels = sorted({k for r in bench_pages.load_results() for k in r.data["kernels"]})
     for kernel in kernels:
-        bench_embed.kernel_results(kernel, "reference/benchmarks/")
-    bench_embed.all_results()
-    files = bench_embed.site_files()
+        bench_pages.kernel_results(kernel, "reference/benchmarks/")
+    bench_pages.all_results()
+    files = bench_pages.site_files()
     elapsed = time.perf_counter() - start
     assert elapsed < 2.0, f"rendering took {elapsed:.2f} s"
     for kernel in kernels:
         assert f"bench/{kernel}.svg" in files
+
+
+def test_the_pages_import_neither_torch_nor_triton():
+    code = (
+        "import sys, scripts.site.bench_pages; "
+        "assert not {'torch', 'triton'} & set(sys.modules)"
+    )
+    root = Path(__file__).resolve().parents[3]
+    subprocess.run([sys.executable, "-c", code], cwd=root, check=True, timeout=120)

@@ -1,0 +1,1 @@
+"""The benchmark runner: ``python -m scripts.bench`` (see ``__main__``)."""

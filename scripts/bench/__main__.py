@@ -1,0 +1,128 @@
+"""Time kernels against PyTorch; write ``results/bench/*.json``.
+
+Usage::
+
+    python -m scripts.bench [KERNEL ...] [--profile tiny|quick|full|compare]
+                            [--device cuda|cpu] [--out DIR]
+
+``make bench`` runs ``python -m scripts.bench --profile full``. The kernels
+and their shapes come from each module's ``DESCRIPTOR``
+(``kernels.descriptor.discover()``); ``--list`` prints them.
+
+Exit codes:
+    0  every row correct and plausible
+    2  usage error (unknown kernel, bad option, TRITON_INTERPRET=1 on a GPU)
+    3  ``--device cuda`` asked for (the default) but no CUDA device is present
+    4  the run finished, but some row failed correctness, raised an error, or
+       was flagged as implausible (the file records which and why)
+    130  interrupted (Ctrl-C); the file keeps the rows measured so far
+
+Every error is one line on stderr, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from scripts.results.method import PROFILES
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NO_CUDA = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        print(f"bench: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def parse_args(argv):
+    parser = _Parser(
+        prog="python -m scripts.bench",
+        description="Time kernels against PyTorch; write results/bench/*.json.",
+        epilog="Exit codes: 0 ok, 2 usage, 3 no CUDA device, "
+        "4 some row incorrect/failed/implausible, 130 interrupted.",
+    )
+    parser.add_argument("kernels", nargs="*", metavar="KERNEL")
+    parser.add_argument("--profile", choices=PROFILES, default="quick")
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--commit", help="commit to record when the tree is not a git checkout"
+    )
+    parser.add_argument("--seed", type=int, help="input seed (default: random)")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--list", action="store_true", help="list kernels, shapes")
+    args = parser.parse_args(argv)
+    args.argv = list(argv)
+    return args
+
+
+def list_descriptors(descriptors, out=None):
+    out = out or sys.stdout
+    for name, desc in descriptors.items():
+        print(name, file=out)
+        for profile in PROFILES:
+            for device in ("cuda", "cpu"):
+                shapes = desc.shapes_for(profile, device)
+                text = ", ".join(desc.shape_text(s) for s in shapes) or "none"
+                print(f"  {profile} ({device}): {text}", file=out)
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    import torch  # reads no TRITON_INTERPRET; kernels are imported later
+
+    if args.device == "cuda" and not args.list and not torch.cuda.is_available():
+        print(
+            "bench: no CUDA device is available (torch "
+            f"{torch.__version__}, CUDA {torch.version.cuda}). To run the same "
+            "harness on CPU tensors with host timers, use --device cpu.",
+            file=sys.stderr,
+        )
+        return EXIT_NO_CUDA
+    if args.device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"  # before any kernel is imported
+    elif os.environ.get("TRITON_INTERPRET") == "1" and not args.list:
+        print(
+            "bench: TRITON_INTERPRET=1 would time the Triton interpreter on a "
+            "GPU run; unset it.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from kernels.descriptor import discover
+    from scripts.bench import runner
+
+    try:
+        present = discover()
+    except Exception as exc:  # a kernel module that does not import
+        print(f"bench: could not load the kernel descriptors: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.list:
+        list_descriptors(present)
+        return EXIT_OK
+    names = args.kernels or list(present)
+    unknown = [n for n in names if n not in present]
+    if unknown:
+        print(
+            f"bench: unknown or unwritten kernel(s) {', '.join(unknown)}; "
+            f"available: {', '.join(present) or 'none'}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.out is None:
+        args.out = runner.DEFAULT_OUT
+    try:
+        return runner.run(args, {name: present[name] for name in names})
+    except Exception as exc:  # the file records "failed"; say why in one line
+        print(f"bench: failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
