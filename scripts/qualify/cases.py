@@ -1,4 +1,4 @@
-"""The cases of the qualification (used by scripts/qualify.py).
+"""The cases of the qualification (used by ``scripts/qualify/evaluator.py``).
 
 Each case is a list of calls of the candidate. The parent builds every input
 here, as plain CPU tensors described by their storage (``{"base", "size",
@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 
 import torch
 
+from kernels.inputs import nonzero_randn, seed_for
+from kernels.residual_add_relu import DESCRIPTOR
 from snippets.kernel_correctness_contracts import adversarial as adv
+
+#: Where the benchmark shapes and dtype come from, as the pages name it.
+BENCH_SOURCE = "kernels/residual_add_relu.py"
+
+
+def random_values(shape, dtype, seed, positive=False) -> torch.Tensor:
+    """Non-zero normal values on the CPU (the parent builds every input)."""
+    return nonzero_randn(shape, dtype, "cpu", seed=seed, positive=positive)
 
 
 @dataclass
@@ -73,7 +83,7 @@ class Case:
 
 
 def _seed(*parts) -> int:
-    return adv.seed_for(*parts)
+    return seed_for(*parts)
 
 
 def tensor_spec(layout: dict, device: str | None = None) -> dict:
@@ -89,8 +99,8 @@ def values_call(x_layout: dict, r_layout: dict, note: str = "") -> Call:
 
 def pair(shape, dtype, name, positive=False, note="") -> Call:
     """Fresh contiguous random inputs."""
-    x = adv.random_values(shape, dtype, _seed(name, "x", positive), positive)
-    r = adv.random_values(shape, dtype, _seed(name, "r", positive), positive)
+    x = random_values(shape, dtype, _seed(name, "x", positive), positive)
+    r = random_values(shape, dtype, _seed(name, "r", positive), positive)
     return values_call(adv.contiguous(x), adv.contiguous(r), note)
 
 
@@ -136,15 +146,15 @@ def plan(shape, dtype_for):
 
 
 def _filler(count, dtype, seed):
-    return adv.random_values((count,), dtype, seed) * 7  # unlike the inputs
+    return random_values((count,), dtype, seed) * 7  # unlike the inputs
 
 
 def build_transposed(device):
     shape, dtype = (64, 37), torch.float32
     calls = []
     for positive in (False, True):
-        x = adv.random_values(shape, dtype, _seed("t", "x", positive), positive)
-        r = adv.random_values(shape, dtype, _seed("t", "r", positive), positive)
+        x = random_values(shape, dtype, _seed("t", "x", positive), positive)
+        r = random_values(shape, dtype, _seed("t", "r", positive), positive)
         note = "all positive" if positive else "mixed signs"
         calls.append(values_call(adv.transposed(x), adv.transposed(r), note))
     return calls
@@ -154,8 +164,8 @@ def build_mixed_layout(device):
     shape, dtype = (45, 67), torch.float16
     calls = []
     for positive in (False, True):
-        x = adv.random_values(shape, dtype, _seed("m", "x", positive), positive)
-        r = adv.random_values(shape, dtype, _seed("m", "r", positive), positive)
+        x = random_values(shape, dtype, _seed("m", "x", positive), positive)
+        r = random_values(shape, dtype, _seed("m", "r", positive), positive)
         note = "x transposed, residual row-major"
         calls.append(values_call(adv.transposed(x), adv.contiguous(r), note))
     return calls
@@ -163,24 +173,24 @@ def build_mixed_layout(device):
 
 def build_offset(device):
     shape, dtype = (29, 31), torch.bfloat16
-    x = adv.random_values(shape, dtype, _seed("o", "x"), True)
-    r = adv.random_values(shape, dtype, _seed("o", "r"), True)
+    x = random_values(shape, dtype, _seed("o", "x"), True)
+    r = random_values(shape, dtype, _seed("o", "r"), True)
     fill = _filler(64, dtype, _seed("o", "f"))
     return [values_call(adv.with_offset(x, 7, fill), adv.with_offset(r, 13, fill))]
 
 
 def build_stepped(device):
     shape, dtype = (23, 41), torch.float32
-    x = adv.random_values(shape, dtype, _seed("s", "x"), True)
-    r = adv.random_values(shape, dtype, _seed("s", "r"), True)
+    x = random_values(shape, dtype, _seed("s", "x"), True)
+    r = random_values(shape, dtype, _seed("s", "r"), True)
     fill = _filler(23 * 41 * 3, dtype, _seed("s", "f"))
     return [values_call(adv.stepped(x, 2, fill), adv.stepped(r, 3, fill))]
 
 
 def build_broadcast_row(device):
     rows, cols, dtype = 50, 37, torch.float32
-    x = adv.random_values((rows, cols), dtype, _seed("b", "x"), True)
-    row = adv.random_values((cols,), dtype, _seed("b", "r"), True)
+    x = random_values((rows, cols), dtype, _seed("b", "x"), True)
+    row = random_values((cols,), dtype, _seed("b", "r"), True)
     return [values_call(adv.contiguous(x), adv.broadcast_rows(row, rows))]
 
 
@@ -188,8 +198,8 @@ def build_channels_last(device):
     shape, dtype = (2, 3, 5, 7), torch.float16
     calls = []
     for positive in (False, True):
-        x = adv.random_values(shape, dtype, _seed("c", "x", positive), positive)
-        r = adv.random_values(shape, dtype, _seed("c", "r", positive), positive)
+        x = random_values(shape, dtype, _seed("c", "x", positive), positive)
+        r = random_values(shape, dtype, _seed("c", "r", positive), positive)
         note = "x channels-last, residual row-major"
         calls.append(values_call(adv.channels_last(x), adv.contiguous(r), note))
     return calls
@@ -206,8 +216,8 @@ def special(dtype):
 def build_refill(device):
     shape, dtype = (1000,), torch.float32
     first = pair(shape, dtype, "refill-1", True, "first values")
-    new_x = adv.random_values(shape, dtype, _seed("refill-2", "x"), True)
-    new_r = adv.random_values(shape, dtype, _seed("refill-2", "r"), True)
+    new_x = random_values(shape, dtype, _seed("refill-2", "x"), True)
+    new_r = random_values(shape, dtype, _seed("refill-2", "r"), True)
     second = Call("values", reuse="refill", refill=(new_x, new_r),
                   note="same buffers, new values")  # fmt: skip
     return [first, second]
@@ -248,7 +258,7 @@ def _t(shape, dtype=torch.float32, device=None, seed=0):
     """An input factory: a contiguous tensor spec, optionally on `device`."""
 
     def make(_device):
-        values = adv.random_values(shape, torch.float32, seed).to(dtype)
+        values = random_values(shape, torch.float32, seed).to(dtype)
         return tensor_spec(adv.contiguous(values), device)
 
     return make
@@ -266,7 +276,7 @@ def _other_device(device):
 
 def _t_elsewhere(shape):
     def make(device):
-        values = adv.random_values(shape, torch.float32, 5)
+        values = random_values(shape, torch.float32, 5)
         return tensor_spec(adv.contiguous(values), _other_device(device))
 
     return make
@@ -276,34 +286,23 @@ BOTH = ("x", "residual")
 
 
 def bench_shapes() -> tuple[list[tuple[int, int]], str]:
-    """Three shapes from the benchmark runner's registry (scripts/bench.py):
-    its smallest, its quick-profile shape, and its awkward (non-power-of-
-    two) one. Returns (shapes, where they came from)."""
-    try:
-        from scripts.bench import REGISTRY
-
-        spec = REGISTRY["residual_add_relu"]
-        full = [(p["rows"], p["cols"]) for p in spec.shapes["full"]]
-        quick = (spec.shapes["quick"][0]["rows"], spec.shapes["quick"][0]["cols"])
-    except (ImportError, KeyError, IndexError):
-        return [(1024, 1024), (32768, 4096), (50021, 4099)], "built-in fallback"
+    """Three shapes from the kernel's descriptor: the smallest of its
+    ``full`` profile, its ``quick`` shape, and its awkward (non-power-of-
+    two) one. Returns (shapes, the file they come from)."""
+    full = [(s["rows"], s["cols"]) for s in DESCRIPTOR.shapes["full"]]
+    quick = DESCRIPTOR.shapes["quick"][0]
 
     def awkward(shape):
         return any(d & (d - 1) for d in shape)
 
     smallest = min(full, key=lambda s: s[0] * s[1])
     odd = next((s for s in full if awkward(s)), full[-1])
-    return [smallest, quick, odd], "scripts/bench.py"
+    return [smallest, (quick["rows"], quick["cols"]), odd], BENCH_SOURCE
 
 
 def bench_dtype(device: str) -> torch.dtype:
-    try:
-        from scripts.bench import REGISTRY
-
-        spec = REGISTRY["residual_add_relu"]
-        return spec.dtype_cpu if device == "cpu" else spec.dtype_cuda
-    except (ImportError, KeyError):
-        return torch.float32 if device == "cpu" else torch.bfloat16
+    name = DESCRIPTOR.dtype_cpu if device == "cpu" else DESCRIPTOR.dtype_cuda
+    return getattr(torch, name)
 
 
 # The interpreter runs one program instance at a time at about 0.5 ms each

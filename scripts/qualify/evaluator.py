@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python scripts/qualify.py PATH [--device cpu|cuda] [--json OUT] [--all]
+    python -m scripts.qualify PATH [--device cpu|cuda] [--json OUT] [--all]
                               [--timeout SECONDS]
 
 PATH is any Python file that defines ``residual_add_relu(x, residual)`` with
@@ -11,12 +11,14 @@ Contracts page). The evaluator
 
 1. shows the candidate's source and its sha256 before running any of it;
 2. builds every input itself, and runs the candidate in a separate process
-   (``scripts/qualify_worker.py``; the Triton interpreter on ``--device cpu``)
+   (``scripts/qualify/worker.py``; the Triton interpreter on ``--device cpu``)
    with a timeout per case;
 3. compares what comes back here, in this process, so a candidate cannot
    patch the comparison; a crash, a hang or an unexpected exception is a
    rejection with the reason;
-4. prints every case and a verdict.
+4. prints every case and a verdict, and returns the verdict as data (kind
+   "verdict" of ``scripts.results``), the contract it checked included, so
+   the pages need nothing but the file.
 
 Exit codes: 0 qualified; 1 rejected (the first failing check and case are
 named; ``--all`` runs every case and lists every failure); 2 harness error
@@ -30,7 +32,6 @@ which). Nothing here measures speed.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import atexit
 import hashlib
@@ -48,14 +49,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `python scripts/qualify.py` puts scripts/ first
-    sys.path.insert(0, str(ROOT))
+import torch
 
-import torch  # noqa: E402
-
-from scripts import qualify_worker  # noqa: E402
-from scripts.qualify_cases import (  # noqa: E402, F401  (re-exported for pages)
+from kernels.launches import GRID_LIMITS
+from kernels.residual_add_relu import DESCRIPTOR
+from scripts.qualify import worker
+from scripts.qualify.cases import (
     BOTH,
     INTERPRETER_MAX_NUMEL,
     Call,
@@ -63,10 +62,10 @@ from scripts.qualify_cases import (  # noqa: E402, F401  (re-exported for pages)
     bench_dtype,
     bench_shapes,
     cases,
-    kernel_cases,
-    unsupported_cases,
 )
-from snippets.kernel_correctness_contracts.contract import (  # noqa: E402
+from scripts.results import ROOT, display_path
+from scripts.results import write as write_result
+from snippets.kernel_correctness_contracts.contract import (
     allowed_ulps,
     bits_changed,
     names_argument,
@@ -75,8 +74,13 @@ from snippets.kernel_correctness_contracts.contract import (  # noqa: E402
 )
 
 EXIT_QUALIFIED, EXIT_REJECTED, EXIT_HARNESS = 0, 1, 2
-SCHEMA_VERSION = 1
-FUNCTION = qualify_worker.CANDIDATE_FUNCTION
+EXIT_CODES = {
+    "qualified": EXIT_QUALIFIED,
+    "rejected": EXIT_REJECTED,
+    "harness-error": EXIT_HARNESS,
+}
+SCHEMA_VERSION = 2
+FUNCTION = worker.CANDIDATE_FUNCTION
 DEFAULT_TIMEOUT_S = {"cpu": 30.0, "cuda": 180.0}  # per case, per import
 
 # --------------------------------------------------------------------------
@@ -106,71 +110,56 @@ CHECKS = {
 CHECK_ORDER = list(CHECKS)
 
 
-# Page helpers: every count a page states comes from here.
+# --------------------------------------------------------------------------
+# The contract, as data: every fact a page states about the evaluator
+# --------------------------------------------------------------------------
 
 
-def kernel_case_count() -> int:
-    return len(kernel_cases())
-
-
-def unsupported_case_count() -> int:
-    return len(unsupported_cases())
-
-
-def exit_codes_text() -> str:
-    return (f"{EXIT_QUALIFIED} qualified, {EXIT_REJECTED} rejected, "
-            f"{EXIT_HARNESS} harness error")  # fmt: skip
-
-
-def check_count() -> int:
-    return len(CHECKS)
-
-
-def launch_only_cases_text() -> str:
-    limit = INTERPRETER_MAX_NUMEL
-    names = [f"`{c.name}`" for c in kernel_cases() if c.launch_only("cpu", limit)]
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-
-
-def interpreter_max_numel_text() -> str:
-    return f"{INTERPRETER_MAX_NUMEL:,}"
-
-
-def case_table(kind: str = "kernel") -> str:
-    """The case list as Markdown, numbered in the order the evaluator runs."""
-    rows = ["| # | case | inputs | exposes | CPU (interpreter) | GPU |",
-            "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
-    for number, case in enumerate(cases(), start=1):
-        if case.kind != kind:
-            continue
-        rows.append(
-            f"| {number} | `{case.name}` | {case.inputs} | {case.catches} | "
-            f"{case.mode_on('cpu')} | {case.mode_on('cuda')} |"
-        )
-    return "\n".join(rows) + "\n"
-
-
-def check_table() -> str:
-    rows = ["| check | passes when |", "| --- | --- |"]
-    rows += [f"| `{name}` | {text} |" for name, text in CHECKS.items()]
-    return "\n".join(rows) + "\n"
-
-
-def grid_limits_text() -> str:
-    x, y, z = qualify_worker.GRID_LIMITS
-    return f"{x:,} programs on axis 0 and {y:,} on axes 1 and 2"
-
-
-def axis_limit_text() -> str:
-    """The grid limit of CUDA's axes 1 and 2, the cap a kernel most often
-    borrows for axis 0 too."""
-    return f"{qualify_worker.GRID_LIMITS[1]:,}"
-
-
-def bench_shapes_text() -> str:
+def contract() -> dict:
+    """What this evaluator checks, as plain data. Every verdict carries it,
+    so the pages read it from the committed files and never import this
+    module (a test checks the committed copy against this function)."""
     shapes, source = bench_shapes()
-    text = ", ".join(f"{r}×{c}" for r, c in shapes)
-    return f"{text} (from {source})"
+    case_list = []
+    for number, case in enumerate(cases(), start=1):
+        case_list.append({
+            "number": number, "name": case.name, "group": case.group,
+            "kind": case.kind, "inputs": case.inputs, "catches": case.catches,
+            "mode": {"cpu": case.mode_on("cpu"), "cuda": case.mode_on("cuda")},
+        })  # fmt: skip
+    return {
+        "function": FUNCTION,
+        "kernel_file": DESCRIPTOR_FILE,
+        "exit_codes": dict(EXIT_CODES),
+        "checks": [{"name": n, "passes_when": t} for n, t in CHECKS.items()],
+        "cases": case_list,
+        "interpreter_max_numel": INTERPRETER_MAX_NUMEL,
+        "grid_limits": list(GRID_LIMITS),
+        "bench_shapes": [list(s) for s in shapes],
+        "bench_shapes_source": source,
+        "bench_dtype": {d: str(bench_dtype(d)).removeprefix("torch.")
+                        for d in ("cpu", "cuda")},
+        # The kernel's own figures the decision memo weighs the verdict with.
+        "compare_shapes": {
+            d: [DESCRIPTOR.shape_text(s) for s in DESCRIPTOR.shapes_for("compare", d)]
+            for d in ("cpu", "cuda")
+        },
+        "max_speedup": dict(DESCRIPTOR.max_speedup),
+        "goals": [
+            {"regime": g.regime, "must": [_target(t) for t in g.must],
+             "stretch": [_target(t) for t in g.stretch]}
+            for g in DESCRIPTOR.goals
+        ],
+    }  # fmt: skip
+
+
+DESCRIPTOR_FILE = f"kernels/{DESCRIPTOR.name}.py"
+
+
+def _target(target) -> dict:
+    return {"metric": target.metric, "at_least": target.at_least,
+            "shape": dict(target.shape) if target.shape is not None else None,
+            "note": target.note}  # fmt: skip
 
 
 # --------------------------------------------------------------------------
@@ -354,7 +343,7 @@ def _clip(text: str, limit: int = 160) -> str:
 
 
 class ForkServer:
-    """One long-lived `qualify_worker.py --serve` process per device: it
+    """One long-lived `python -m scripts.qualify.worker` process per device: it
     imports torch and Triton once and forks a fresh child per candidate, so
     a candidate costs a fraction of a second to start instead of the seconds
     an `import torch` takes. Triton decides at import time whether its own
@@ -366,7 +355,7 @@ class ForkServer:
     def __init__(self, device: str):
         env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(qualify_worker.__file__)), "--serve"],
+            [sys.executable, "-m", "scripts.qualify.worker", "--serve"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
             env=env,
         )  # fmt: skip
@@ -632,13 +621,6 @@ def static_check(path: Path, text: str) -> None:
     raise HarnessError(f"{path} defines no function {FUNCTION}(x, residual)")
 
 
-def display_path(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def software() -> dict:
     import triton
 
@@ -658,13 +640,15 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
     say = (lambda *a: print(*a, file=out, flush=True)) if out else (lambda *a: None)
     started = time.monotonic()
     verdict = {
-        "schema": SCHEMA_VERSION, "candidate": display_path(path),
+        "schema_version": SCHEMA_VERSION, "record": "verdict",
+        "candidate": display_path(path),
         "sha256": None, "device": device,
         "backend": "triton-interpreter" if device == "cpu" else "gpu",
         "interpreter_max_numel": max_numel if device == "cpu" else None,
         "software": software(), "mode": "all" if collect_all else "first-failure",
         "status": None, "exit_code": None, "first_failure": None,
         "harness_error": None, "cases": [], "failed_checks": [],
+        "counts": None, "printed": None, "contract": contract(),
     }  # fmt: skip
     try:
         if not path.is_file():
@@ -707,10 +691,13 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
                        harness_error=str(exc))  # fmt: skip
         say(f"harness error: {exc}")
         verdict["elapsed_s"] = round(time.monotonic() - started, 2)
+        verdict["child_cpu_s"] = None
+        verdict["printed"] = {"verdict": verdict_line(verdict)}
         return verdict
     verdict["cases"] = [r.to_dict() for r in results]
     for entry, r in zip(verdict["cases"], results, strict=True):
         entry["mode"] = r.case.mode_on(device, max_numel)
+        entry["printed"] = case_line(entry)
     failures = [f for r in results for f in r.failures]
     verdict["failed_checks"] = sorted({f.check for f in failures},
                                       key=CHECK_ORDER.index)  # fmt: skip
@@ -730,8 +717,9 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
     }
     verdict["elapsed_s"] = round(time.monotonic() - started, 2)
     verdict["child_cpu_s"] = child_cpu_s and round(child_cpu_s, 2)
+    verdict["printed"] = {"verdict": verdict_line(verdict)}
     say("")
-    say(verdict_line(verdict))
+    say(verdict["printed"]["verdict"])
     return verdict
 
 
@@ -761,38 +749,6 @@ def verdict_line(verdict: dict) -> str:
             f"{first['case']}{where}: {first['detail']}")  # fmt: skip
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(
-        prog="qualify.py",
-        description="Qualify a residual_add_relu(x, residual) candidate.",
-    )
-    parser.add_argument("path", help="the candidate Python file")
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    parser.add_argument("--json", metavar="OUT", help="write the verdict here")
-    parser.add_argument("--all", action="store_true",
-                        help="run every case and list every failure")  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per case (default 30 on cpu)")  # fmt: skip
-    parser.add_argument("--quiet-source", action="store_true",
-                        help="print the hash but not the whole source")  # fmt: skip
-    return parser.parse_args(argv)
-
-
-def write_json(verdict: dict, out: str | Path) -> None:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(verdict, indent=1, ensure_ascii=False) + "\n")
-
-
-def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    verdict = qualify(args.path, args.device, collect_all=args.all,
-                      timeout_s=args.timeout, out=sys.stdout,
-                      show_source=not args.quiet_source)  # fmt: skip
-    if args.json:
-        write_json(verdict, args.json)
-    return verdict["exit_code"]
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def write_verdict(verdict: dict, out: str | Path) -> Path:
+    """Write a verdict (validated against the "verdict" schema) to `out`."""
+    return write_result("verdict", Path(out), verdict)

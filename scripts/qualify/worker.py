@@ -1,5 +1,6 @@
-"""The child process of ``scripts/qualify.py``: import a candidate, call it on
-every case, and record what it did. It judges nothing.
+"""The child process of the evaluator (``scripts/qualify/evaluator.py``):
+import a candidate, call it on every case, and record what it did. It
+judges nothing.
 
 The parent builds every input and compares every output; this process only
 runs the untrusted code, so a candidate that patches ``torch`` here (or
@@ -31,15 +32,12 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # candidates may import the project's packages
-    sys.path.insert(0, str(ROOT))
+import torch
+import triton  # noqa: F401  (imported once, before any fork)
 
-import torch  # noqa: E402
-import triton  # noqa: E402, F401  (imported once, before any fork)
+from kernels.launches import grid_violation
 
 CANDIDATE_FUNCTION = "residual_add_relu"
-GRID_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's maximum grid dimensions
 DIRT_BYTE = 0xC2  # 0xC2C2C2C2 is -97.38 in float32: no relu output is negative
 DTYPES = {str(d): d for d in (torch.float32, torch.float16, torch.bfloat16)}
 DTYPES.update({str(d): d for d in (torch.float64, torch.int32, torch.bool)})
@@ -52,16 +50,6 @@ class GridLimitExceeded(RuntimeError):
 class _SkipPrograms(BaseException):  # noqa: N818  (a signal, not an error)
     """Unwinds a launch-plan launch after its grid is recorded. A
     BaseException, so a candidate's `except Exception` cannot swallow it."""
-
-
-def grid_violation(grid: tuple[int, ...]) -> str | None:
-    for axis, (size, limit) in enumerate(zip(grid, GRID_LIMITS, strict=False)):
-        if size < 0 or size > limit:
-            return (
-                f"grid {tuple(grid)}: dimension {axis} is {size}, CUDA allows "
-                f"0 to {limit}"
-            )
-    return None
 
 
 class LaunchLog:

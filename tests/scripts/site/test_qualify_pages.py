@@ -1,109 +1,188 @@
-"""The comparison runner and the page text built from committed results
-(scripts/qualify_report.py)."""
+"""The page text built from committed qualification results and the
+comparison (scripts/site/qualify_pages.py)."""
 
 import json
+import subprocess
+import sys
 
 import pytest
-import torch
 
-from scripts import qualify_report as report
+from scripts import results
+from scripts.site import qualify_pages as pages
 
-
-def identity_compiler(fn, dynamic):
-    return fn
+FIXTURES = results.ROOT / "tests" / "scripts" / "site" / "fixtures" / "qualify"
 
 
-def test_comparison_times_baselines_and_only_checks_the_kernel_on_cpu():
-    data = report.run_comparison(
-        "cpu", shapes=[(3, 5)], rounds=2, repeats=2, warmup_ms=0.0,
-        compiler=identity_compiler,
-    )  # fmt: skip
-    (row,) = data["rows"]
-    assert set(row["timings"]) == {"eager", "compile"}  # the kernel is not timed
-    assert row["custom"] == {"evidence": "triton-interpreter", "timed": False,
-                             "correct": True}  # fmt: skip
-    for timing in row["timings"].values():
-        assert len(timing["samples_ms"]) == 4 and timing["timer"] == "host-perf-counter"
-    assert all(row["correct_before"].values()) and all(row["correct_after"].values())
-    assert set(row["first_call_ms"]) == {"eager", "compile"}
+def _plain_json(path):
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_the_committed_cpu_comparison_is_complete_and_never_times_the_kernel():
-    data = report.committed("comparison")
-    assert data["device"] == "cpu" and data["timer"] == "host-perf-counter"
-    assert [tuple(r["shape"]) for r in data["rows"]] == report.COMPARISON_SHAPES["cpu"]
-    rounds, repeats = report.COMPARISON_ROUNDS["cpu"]
-    for row in data["rows"]:
-        assert "custom" not in row["timings"] and row["custom"]["timed"] is False
-        assert row["custom"]["correct"]
-        assert all(row["correct_before"].values()) and all(
-            row["correct_after"].values()
-        )
-        for timing in row["timings"].values():
-            assert len(timing["samples_ms"]) == rounds * repeats
+@pytest.fixture
+def cpu_comparison(monkeypatch, tmp_path):
+    """A results/bench/ holding one CPU comparison: the committed one when
+    there is one, else the fixture made from the last schema-1 comparison
+    (results/qualify/comparison.cpu.json), read as plain JSON."""
+    try:
+        committed = pages._comparison()
+    except results.ResultFileError:  # another results/bench/ file mid-migration
+        committed = None
+    if committed is not None and pages._device_kind(committed) == "cpu":
+        return committed
+    (tmp_path / "compare-cpu.json").write_bytes(
+        (FIXTURES / "compare-cpu.json").read_bytes()
+    )
+    monkeypatch.setattr(pages, "BENCH_DIR", tmp_path)
+    monkeypatch.setattr(pages, "_read_bench", _plain_json)
+    return pages._comparison()
 
 
-def test_exact_comparison_counts_nan_positions():
-    expected = torch.tensor([1.0, float("nan")])
-    assert report._exact(torch.tensor([1.0, float("nan")]), expected)
-    assert not report._exact(torch.tensor([1.0, 0.0]), expected)
+def test_the_page_module_imports_neither_torch_nor_the_evaluator():
+    code = (
+        "import sys; import scripts.site.qualify_pages as p; p.check_table(); "
+        "p.corpus_table(); bad = [m for m in sys.modules if m in ('torch', "
+        "'triton') or m.startswith('scripts.qualify')]; print(bad)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, cwd=results.ROOT, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
-def test_memo_says_plainly_that_no_device_comparison_exists():
-    if report.load_json(report.result_path("comparison", "cuda")) is not None:
+def test_the_committed_cpu_comparison_is_complete_and_never_times_the_kernel(
+    cpu_comparison,
+):
+    data = cpu_comparison
+    assert pages._device_kind(data) == "cpu"
+    assert data["settings"]["timer"] == "host-perf-counter"
+    groups = pages._by_shape(data)
+    assert [g["shape"] for g in groups] == pages.contract()["compare_shapes"]["cpu"]
+    rounds, repeats = data["settings"]["rounds"], data["settings"]["repeats_per_round"]
+    for group in groups:
+        assert set(group["providers"]) == {"eager", "compile", "triton"}
+        custom = group["providers"]["triton"]
+        assert custom["timed"] is False and custom["correct"]
+        for name in ("eager", "compile"):
+            row = group["providers"][name]
+            assert row["correct"] and row["correct_after_timing"]
+            assert len(row["samples_ms"]) == rounds * repeats
+            assert row["first_call_ms"] is not None
+
+
+def test_memo_says_plainly_that_no_device_comparison_exists(cpu_comparison):
+    if pages._device_comparison() is not None:
         pytest.skip("a device comparison is committed")
-    assert "has not been run" in report.memo_device_status()
-    assert report.memo_recommendation().startswith(
+    assert "has not been run" in pages.memo_device_status()
+    assert pages.memo_recommendation().startswith(
         "**Keep the compiled baseline (`torch.compile`)"
     )
+    assert "1024×1024, 8192×4096, 32768×4096" in pages.memo_device_status()
+
+
+def test_memo_says_not_measured_when_no_comparison_exists(monkeypatch, tmp_path):
+    monkeypatch.setattr(pages, "BENCH_DIR", tmp_path)
+    assert pages._comparison() is None
+    assert "Not measured yet" in pages.memo_results()
+    assert "Not measured yet" in pages.memo_recommendation()
+    assert "has not been run" in pages.memo_device_status()
 
 
 def test_gpu_recommendation_follows_the_ratio():
-    def row(eager, compiled, custom):
-        medians = {"eager": eager, "compile": compiled, "custom": custom}
-        return {
-            "shape": [8, 8],
-            "timings": {k: {"median_ms": v} for k, v in medians.items()},
-        }
+    def data(eager, compiled, custom):
+        medians = {"eager": eager, "compile": compiled, "triton": custom}
+        rows = [
+            {"kernel": "residual_add_relu", "shape": {"rows": 8, "cols": 8},
+             "shape_text": "8×8", "dtype": "bfloat16", "bytes_moved": 384,
+             "provider": name, "median_ms": value}
+            for name, value in medians.items()
+        ]  # fmt: skip
+        return {"rows": rows}
 
-    slower = report._gpu_recommendation({"rows": [row(2.0, 1.0, 1.25)]})
+    slower = pages._gpu_recommendation(data(2.0, 1.0, 1.25))
     assert slower.startswith("**Keep the compiled baseline: it wins at 1 of 1")
     assert "R = min(eager, compile) / custom = 0.800" in slower
-    faster = report._gpu_recommendation({"rows": [row(2.0, 1.0, 0.9)]})
+    faster = pages._gpu_recommendation(data(2.0, 1.0, 0.9))
     assert faster.startswith("**Use the custom kernel")
 
 
-def test_memo_identity_names_the_hashes_and_whether_they_are_current():
-    text = report.memo_identity()
-    verdict = report.committed("residual_add_relu")
+def test_memo_identity_names_the_hashes_and_whether_they_are_current(
+    cpu_comparison,
+):
+    text = pages.memo_identity()
+    verdict = pages.committed("residual_add_relu")
     assert verdict["sha256"] in text
     assert "matches the file today" in text
 
 
 def test_printed_failure_is_a_text_block_ending_with_the_verdict():
-    block = report.printed_failure("broken_nan_to_zero")
+    block = pages.printed_failure("broken_nan_to_zero")
     assert block.startswith("```text\n") and block.endswith("```\n")
     assert "verdict: REJECTED: check nan-mask failed on case nan-inf-float32" in block
 
 
-def test_every_round_is_shown():
-    data = report.committed("comparison")
-    text = report.memo_rounds()
-    rounds = data["rows"][0]["timings"]["eager"]["rounds"]
+def test_every_round_is_shown(cpu_comparison):
+    text = pages.memo_rounds()
+    groups = pages._by_shape(cpu_comparison)
+    rounds = groups[0]["providers"]["eager"]["rounds"]
     lines = [line for line in text.splitlines() if line.startswith("| eager |")]
-    assert len(lines) == rounds * len(data["rows"])
+    assert len(lines) == rounds * len(groups)
 
 
-def test_memo_reads_a_device_comparison_when_one_is_committed(monkeypatch):
-    cpu = report.committed("comparison")
-    gpu = json.loads(json.dumps(cpu))
-    gpu.update(device="cuda", device_name="Test GPU", timer="cuda-event")
+def test_memo_reads_a_device_comparison_when_one_is_committed(
+    cpu_comparison, monkeypatch
+):
+    gpu = json.loads(json.dumps(cpu_comparison))
+    gpu["identity"]["device_kind"] = "cuda"
+    gpu["device"].update(kind="cuda", name="Test GPU")
+    gpu["settings"]["timer"] = "cuda-event"
     for row in gpu["rows"]:
-        row["timings"]["custom"] = dict(row["timings"]["compile"])
-        row["timings"]["custom"]["median_ms"] *= 2  # slower than compile
-        row.pop("custom")
-    monkeypatch.setattr(report, "_device_comparison", lambda: gpu)
-    assert report.memo_recommendation().startswith("**Keep the compiled baseline")
-    assert "Test GPU" in report.memo_results_caption()
-    assert "cuda-event" in report.memo_timing_boundary()
-    assert "interpreter" not in report.memo_results()
+        if row["provider"] == "triton":
+            compiled = next(
+                r for r in gpu["rows"]
+                if r["provider"] == "compile" and r["shape_text"] == row["shape_text"]
+            )  # fmt: skip
+            row.update({k: v for k, v in compiled.items() if k != "provider"})
+            row["median_ms"] *= 2  # slower than compile
+    monkeypatch.setattr(pages, "_device_comparison", lambda: gpu)
+    monkeypatch.setattr(pages, "_comparison", lambda: gpu)
+    assert pages.memo_recommendation().startswith("**Keep the compiled baseline")
+    assert "Test GPU" in pages.memo_results_caption()
+    assert "cuda-event" in pages.memo_timing_boundary()
+    assert "interpreter" not in pages.memo_results()
+
+
+def test_the_goal_and_ceilings_are_the_kernels():
+    assert pages._goal() == "R ≥ 0.95, F_bw ≥ 0.85, ≥ 1.4× eager"
+    assert pages._speed_ceiling("compile") == 1.0
+    assert f"{pages._speed_ceiling('eager'):.3g}" == "1.67"
+
+
+def test_contract_text_matches_the_committed_contract():
+    assert pages.exit_codes_text() == "0 qualified, 1 rejected, 2 harness error"
+    assert pages.check_count() == 12
+    assert pages.kernel_case_count() == 27 and pages.unsupported_case_count() == 5
+    assert pages.interpreter_max_numel_text() == "2,097,152"
+    assert pages.axis_limit_text() == "65,535"
+    assert pages.grid_limits_text() == (
+        "2,147,483,647 programs on axis 0 and 65,535 on axes 1 and 2"
+    )
+    assert pages.bench_shapes_text() == (
+        "1024×1024, 32768×4096, 50021×4099 (from kernels/residual_add_relu.py)"
+    )
+    assert pages.launch_only_cases_text() == (
+        "`programs-past-65535`, `bench-32768x4096` and `bench-50021x4099`"
+    )
+    table = pages.case_table("unsupported")
+    assert table.count("\n") == 2 + 5 and "`not-a-tensor`" in table
+
+
+def test_a_candidates_words_cannot_break_the_page(monkeypatch):
+    verdict = json.loads(json.dumps(pages.committed("generated_candidate")))
+    verdict["cases"][0]["failures"] = [
+        {"check": "values", "case": "size-1", "call": 1, "detail": "a | b <script>"}
+    ]
+    verdict["cases"][0]["printed"] = "``` escaped"
+    monkeypatch.setattr(pages, "committed", lambda name, device="cpu": verdict)
+    table = pages.failure_table("generated_candidate")
+    assert "<script>" not in table and "a &#124; b" in table
+    verdict["cases"][0]["result"] = "fail"
+    assert pages.printed_failure("generated_candidate").startswith("````text\n")

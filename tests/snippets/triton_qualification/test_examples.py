@@ -1,10 +1,11 @@
 """The page examples (snippets/triton_qualification/broken_*.py and the interview
 candidate): what each docstring promises is what its committed verdict says.
-tests/scripts/test_qualify.py re-runs the evaluator on each of them."""
+tests/scripts/qualify/test_refresh.py re-runs the evaluator on each of them."""
 
 import pytest
 
-from scripts.qualify_report import COMMITTED_VERDICTS, committed, expectation
+from scripts.qualify.refresh import COMMITTED_VERDICTS, expectation
+from scripts.site.qualify_pages import committed
 
 EXAMPLES = [n for n in COMMITTED_VERDICTS if n != "residual_add_relu"]
 

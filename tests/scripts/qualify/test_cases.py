@@ -1,0 +1,70 @@
+"""The case list of the qualification (scripts/qualify/cases.py)."""
+
+import math
+
+import torch
+
+from kernels.inputs import nonzero_randn
+from kernels.residual_add_relu import DESCRIPTOR
+from scripts.qualify import cases
+from snippets.kernel_correctness_contracts import adversarial
+
+
+def test_case_counts_are_those_the_issue_asks_for():
+    assert len(cases.kernel_cases()) == 27
+    assert len(cases.unsupported_cases()) == 5
+    names = [case.name for case in cases.cases()]
+    assert len(names) == len(set(names))
+
+
+def test_cases_cover_the_required_sizes_and_dtypes():
+    sizes = set()
+    dtypes = set()
+    for case in cases.kernel_cases():
+        for call in case.calls("cpu", cases.INTERPRETER_MAX_NUMEL):
+            if call.x is not None and call.x.get("kind") == "strided":
+                sizes.add(math.prod(call.x["size"]))
+                dtypes.add(call.x["base"].dtype)
+    assert {1, 256, 257} <= sizes
+    assert len(dtypes) == 3
+    assert any(n > 65535 for n in sizes)
+    shapes, source = cases.bench_shapes()
+    assert source == "kernels/residual_add_relu.py" and len(shapes) == 3
+
+
+def test_bench_shapes_and_dtype_come_from_the_descriptor():
+    shapes, _ = cases.bench_shapes()
+    full = [(s["rows"], s["cols"]) for s in DESCRIPTOR.shapes["full"]]
+    quick = DESCRIPTOR.shapes["quick"][0]
+    assert shapes[0] == min(full, key=math.prod)
+    assert shapes[1] == (quick["rows"], quick["cols"])
+    assert shapes[2] in full and any(d & (d - 1) for d in shapes[2])
+    assert str(cases.bench_dtype("cpu")) == f"torch.{DESCRIPTOR.dtype_cpu}"
+    assert str(cases.bench_dtype("cuda")) == f"torch.{DESCRIPTOR.dtype_cuda}"
+
+
+def test_inputs_are_the_shared_nonzero_values():
+    """The cases draw from kernels.inputs: the same values the page's
+    snippet shows, so the committed verdicts stay valid."""
+    made = cases.random_values((5, 7), torch.float16, 11, True)
+    assert torch.equal(made, nonzero_randn((5, 7), torch.float16, seed=11,
+                                           positive=True))  # fmt: skip
+    assert torch.equal(made, adversarial.random_values((5, 7), torch.float16, 11, True))
+
+
+def test_only_cases_too_large_for_the_interpreter_are_launch_only():
+    limit = cases.INTERPRETER_MAX_NUMEL
+    launch_only = []
+    for case in cases.kernel_cases():
+        calls = case.calls("cpu", limit)
+        if case.launch_only("cpu", limit):
+            launch_only.append(case.name)
+            assert all(c.mode == "plan" for c in calls), case.name
+            assert math.prod(calls[0].x["size"]) > limit
+        else:
+            assert all(c.mode == "values" for c in calls), case.name
+            sizes = [math.prod(c.x["size"]) for c in calls if c.x]
+            assert max(sizes, default=0) <= limit, case.name
+        assert case.mode_on("cuda") == "values", case.name  # never built here
+    assert launch_only == ["programs-past-65535", "bench-32768x4096",
+                           "bench-50021x4099"]  # fmt: skip
