@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts notebook lint format clean
+.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,11 +25,15 @@ $(STAMP): $(REQUIREMENTS) requirements/site.txt pyproject.toml
 
 install: $(STAMP) ## Create .venv and install the pinned requirements
 
+# ProperDocs builds the MkDocs 1.x configuration; the two variables silence
+# the MkDocs 2 notices that Material and ProperDocs print on every build.
+SITE_ENV := DISABLE_MKDOCS_2_WARNING=true NO_MKDOCS_2_WARNING=1
+
 build: $(STAMP) ## Build the static site into site/ (strict)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	$(SITE_ENV) $(BIN)/properdocs build --strict -f mkdocs.yml
 
 serve: build ## Build, then serve the site at http://127.0.0.1:8000
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(SITE_ENV) $(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
 test: $(STAMP) ## Run the whole test suite (CPU only: interpreter, build, browser)
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=10
@@ -38,28 +42,31 @@ test-gpu: ## Kernel tests on CUDA tensors, interpreter off (on a GPU machine)
 	KERNEL_DEVICE=cuda TRITON_INTERPRET=0 $(or $(wildcard $(BIN)/python),python) -m pytest tests/kernels -p no:cacheprovider
 
 bench: ## Time every kernel on the GPU (full profile) into results/bench/
-	$(or $(wildcard $(BIN)/python),python) scripts/bench.py --profile full
+	$(or $(wildcard $(BIN)/python),python) -m scripts.bench --profile full
 
 bench-cpu: $(STAMP) ## The same harness on the CPU (tiny sweep; no GPU numbers)
-	$(BIN)/python scripts/bench.py --device cpu --profile tiny
+	$(BIN)/python -m scripts.bench --device cpu --profile tiny
 
 qualify: $(STAMP) ## Qualify the project's residual add + ReLU kernel (CPU interpreter)
-	$(BIN)/python scripts/qualify.py kernels/residual_add_relu.py
+	$(BIN)/python -m scripts.qualify kernels/residual_add_relu.py
 
 qualify-refresh: $(STAMP) ## Regenerate results/qualify/ after the kernel changes
-	$(BIN)/python scripts/qualify_report.py verdicts
-	$(BIN)/python scripts/qualify_report.py corpus
-	$(BIN)/python scripts/qualify_report.py compare
+	$(BIN)/python -m scripts.qualify.refresh verdicts
+	$(BIN)/python -m scripts.qualify.refresh corpus
+	$(BIN)/python -m scripts.bench --device cpu --profile compare residual_add_relu
 
 qualify-gpu: ## On a GPU machine: qualify on CUDA and time the comparison
-	$(or $(wildcard $(BIN)/python),python) scripts/qualify.py kernels/residual_add_relu.py --device cuda --json results/qualify/residual_add_relu.cuda.json
-	$(or $(wildcard $(BIN)/python),python) scripts/qualify_report.py compare --device cuda
+	$(or $(wildcard $(BIN)/python),python) -m scripts.qualify kernels/residual_add_relu.py --device cuda --json results/qualify/residual_add_relu.cuda.json
+	$(or $(wildcard $(BIN)/python),python) -m scripts.bench --profile compare residual_add_relu
 
 artifacts: $(STAMP) ## Recompile kernels for sm_90a into results/artifacts/
-	$(BIN)/python scripts/artifacts.py
+	$(BIN)/python -m scripts.artifacts
+
+catalog: $(STAMP) ## Rewrite results/kernels.json from the kernel descriptors
+	$(BIN)/python -m scripts.catalog
 
 notebook: $(STAMP) ## Re-run the tiny language model notebook and its checkpoint
-	$(BIN)/python scripts/run_tiny_lm.py
+	$(BIN)/python -m scripts.tiny_lm
 
 lint: $(STAMP) ## ruff check and format check
 	$(BIN)/ruff check .

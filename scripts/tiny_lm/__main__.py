@@ -1,12 +1,12 @@
 """Re-run the tiny language model notebook and save what it produces.
 
-`make notebook` runs this. In order it:
+`make notebook` runs this as `python -m scripts.tiny_lm`. In order it:
 
 1. snapshots the site's Markdown pages (docs/**/*.md, sorted by path) into
    results/tiny_lm/corpus.txt, with each page's sha256 in corpus.json;
-2. copies every function and class in snippets/tiny_language_model/model.py and
-   snippets/tiny_language_model/checkpoint.py into the notebook cell that shows it, so
-   the page never drifts from the tested code;
+2. copies every function and class in snippets/tiny_language_model/model.py
+   and snippets/tiny_language_model/checkpoint.py into the notebook cell that
+   shows it, so the page never drifts from the tested code;
 3. executes docs/start/tiny-language-model.ipynb in place with nbclient
    (kernel working directory: the repository root), which trains the model
    and writes results/tiny_lm/checkpoint.pt and run.json;
@@ -33,7 +33,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
+# How the run record and the corpus description name the command that made them.
+COMMAND = "python -m scripts.tiny_lm"
 NOTEBOOK = ROOT / "docs" / "start" / "tiny-language-model.ipynb"
 RESULTS = ROOT / "results" / "tiny_lm"
 CODE_FILES = (
@@ -71,7 +73,7 @@ def snapshot_corpus(docs_dir: Path = ROOT / "docs", out_dir: Path = RESULTS) -> 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "corpus.txt").write_bytes(corpus)
     description = {
-        "made_by": "scripts/run_tiny_lm.py",
+        "made_by": COMMAND,
         "how": "each page stripped of outer blank lines, pages in path order, "
         "joined by one blank line",
         "sha256": hashlib.sha256(corpus).hexdigest(),
@@ -228,7 +230,7 @@ def git_facts() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--steps",
         type=int,
@@ -258,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     provenance = {
         **git_facts(),
         "started_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": " ".join(["scripts/run_tiny_lm.py", *(argv or sys.argv[1:])]),
+        "command": " ".join([COMMAND, *(argv or sys.argv[1:])]),
     }
     if not args.keep_corpus:
         corpus = snapshot_corpus()

@@ -2,21 +2,17 @@
 outputs, special values, and layouts a flat kernel gets wrong (pages: Kernel
 Correctness Contracts, Triton qualification project).
 
-Every builder returns plain CPU tensors; ``scripts/qualify.py`` moves them to
-the device under test, layout included.
+Every builder returns plain CPU tensors; the evaluator (``scripts/qualify/``)
+moves them to the device under test, layout included.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
 
 import torch
 
-
-def seed_for(*parts: object) -> int:
-    """A stable seed per case, so a failure reproduces on the next run."""
-    return zlib.crc32(repr(parts).encode())
+from kernels.inputs import nonzero_randn
 
 
 # --8<-- [start:values]
@@ -30,12 +26,7 @@ def random_values(
     leftover memory) cannot match the reference by luck. With mixed signs,
     about half the results are 0: a tail left unwritten in zeroed memory
     would pass a mixed-sign test."""
-    generator = torch.Generator().manual_seed(seed)
-    values = torch.randn(shape, generator=generator, dtype=torch.float32)
-    values = torch.where(values < 0, values - 0.25, values + 0.25)
-    if positive:
-        values = values.abs()
-    return values.to(dtype)
+    return nonzero_randn(shape, dtype, "cpu", seed=seed, positive=positive)
 
 
 # --8<-- [end:values]

@@ -1,20 +1,39 @@
 """The contract of ``residual_add_relu(x, residual)`` as data and comparisons
 (pages: Kernel Correctness Contracts, Triton qualification project).
 
-The evaluator, ``scripts/qualify.py``, enforces exactly what is written here:
+The evaluator, ``scripts/qualify/``, enforces exactly what is written here:
 the tolerance per dtype and why, how values and NaN are compared, how inputs
 are checked bit by bit, and what an error message must contain.
+
+The site build imports this file for the tolerance table, and the build never
+imports torch: dtypes are named by their formats here, and the comparisons use
+the methods of the tensors they are given.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
-SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# Stored fraction bits of each format (IEEE 754 binary32, binary16 and
+# binary64; bfloat16 is binary32's upper half); the significand has one more,
+# implicit, bit and the spacing just above 1.0 (eps) is 2**-fraction_bits.
+FRACTION_BITS = {"float32": 23, "float16": 10, "bfloat16": 7, "float64": 52}
+SUPPORTED_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def dtype_name(dtype: torch.dtype | str) -> str:
+    """'bfloat16' for torch.bfloat16, and for 'bfloat16' itself."""
+    return str(dtype).removeprefix("torch.")
+
+
+def eps(dtype: torch.dtype | str) -> float:
+    """torch.finfo(dtype).eps, from the format's definition."""
+    return 2.0 ** -FRACTION_BITS[dtype_name(dtype)]
 
 
 # --8<-- [start:tolerance]
@@ -29,18 +48,18 @@ class Tolerance:
 
 
 TOLERANCES = {
-    torch.float32: Tolerance(0, 0, "one add, rounded once, as eager PyTorch"),
-    torch.float16: Tolerance(
+    "float32": Tolerance(0, 0, "one add, rounded once, as eager PyTorch"),
+    "float16": Tolerance(
         0, 0, "a float32 sum rounded to float16 equals the native float16 sum"
     ),
-    torch.bfloat16: Tolerance(
+    "bfloat16": Tolerance(
         0, 1, "the interpreter truncates float32 to bfloat16 instead of rounding"
     ),
 }
 
 
-def allowed_ulps(dtype: torch.dtype, interpreter: bool) -> int:
-    tolerance = TOLERANCES[dtype]
+def allowed_ulps(dtype: torch.dtype | str, interpreter: bool) -> int:
+    tolerance = TOLERANCES[dtype_name(dtype)]
     return tolerance.interpreter_ulps if interpreter else tolerance.gpu_ulps
 
 
@@ -51,16 +70,14 @@ def allowed_ulps(dtype: torch.dtype, interpreter: bool) -> int:
 def value_mismatch(out: torch.Tensor, ref: torch.Tensor, ulps: int) -> str | None:
     """Where the reference is a number, the output must be within `ulps` of
     it (a NaN there is a mismatch). None when every such element matches."""
-    if torch.equal(bits(out), bits(ref)):  # the common case, checked fast
+    if bits(out).equal(bits(ref)):  # the common case, checked fast
         return None
     out64, ref64 = out.double(), ref.double()
-    bound = ulps * torch.finfo(ref.dtype).eps * ref64.abs()
+    bound = ulps * eps(ref.dtype) * ref64.abs()
     # Infinities must match exactly: inf - inf is NaN, and a bound of inf
     # would accept anything.
-    close = (out64 == ref64) | (
-        torch.isfinite(ref64) & ((out64 - ref64).abs() <= bound)
-    )
-    wrong = ~torch.isnan(ref64) & ~close
+    close = (out64 == ref64) | (ref64.isfinite() & ((out64 - ref64).abs() <= bound))
+    wrong = ~ref64.isnan() & ~close
     if not wrong.any():
         return None
     first = tuple(int(i) for i in wrong.nonzero()[0])
@@ -73,12 +90,12 @@ def value_mismatch(out: torch.Tensor, ref: torch.Tensor, ulps: int) -> str | Non
 
 def nan_mismatch(out: torch.Tensor, ref: torch.Tensor) -> str | None:
     """Where the reference is NaN (torch.relu keeps NaN), so is the output."""
-    lost = torch.isnan(ref) & ~torch.isnan(out)
+    lost = ref.isnan() & ~out.isnan()
     if not lost.any():
         return None
     first = tuple(int(i) for i in lost.nonzero()[0])
     return (
-        f"{int(lost.sum())} of {int(torch.isnan(ref).sum())} NaN results "
+        f"{int(lost.sum())} of {int(ref.isnan().sum())} NaN results "
         f"lost; first at index {first}: expected nan, got "
         f"{out.double()[first].item():.6g}"
     )
@@ -88,14 +105,13 @@ def nan_mismatch(out: torch.Tensor, ref: torch.Tensor) -> str | None:
 
 
 # --8<-- [start:bits]
-_SAME_WIDTH_INT = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
-
-
 def bits(tensor: torch.Tensor) -> torch.Tensor:
     """The tensor's raw bits as integers: NaN payloads and the sign of zero
     count, and NaN equals NaN."""
-    as_int = _SAME_WIDTH_INT[tensor.element_size()]
-    return tensor.detach().contiguous().view(as_int)
+    import torch  # here, not at the top: the site build reads this file
+
+    same_width_int = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    return tensor.detach().contiguous().view(same_width_int[tensor.element_size()])
 
 
 def bits_changed(before: torch.Tensor, after: torch.Tensor) -> int:
@@ -126,8 +142,7 @@ def ulp_table() -> str:
         "| dtype | on a GPU | under the interpreter | why |",
         "| --- | --- | --- | --- |",
     ]
-    for dtype, tol in TOLERANCES.items():
-        name = str(dtype).removeprefix("torch.")
+    for name, tol in TOLERANCES.items():
         rows.append(
             f"| `{name}` | {_ulps(tol.gpu_ulps)} | "
             f"{_ulps(tol.interpreter_ulps)} | {tol.why} |"
@@ -135,9 +150,9 @@ def ulp_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-def significand_bits(dtype: torch.dtype) -> int:
+def significand_bits(dtype: torch.dtype | str) -> int:
     """Significand bits including the implicit one: eps is 2**(1 - bits)."""
-    return 1 - int(math.log2(torch.finfo(dtype).eps))
+    return FRACTION_BITS[dtype_name(dtype)] + 1
 
 
 def significand_bits_text() -> str:
@@ -145,7 +160,7 @@ def significand_bits_text() -> str:
     bits, names = [], []
     for dtype in SUPPORTED_DTYPES:
         bits.append(significand_bits(dtype))
-        names.append(f"`{str(dtype).removeprefix('torch.')}`")
+        names.append(f"`{dtype}`")
     return (
         f"{names[0]} carries {bits[0]}, {names[1]} {bits[1]} and {names[2]} {bits[2]}"
     )
@@ -156,6 +171,8 @@ def _ulps(count: int) -> str:
 
 
 if __name__ == "__main__":
+    import torch
+
     print(ulp_table())
     reference = torch.tensor([1.0, float("nan"), 0.0, float("inf")])
     output = torch.tensor([1.0, 0.0, 0.5, float("inf")])

@@ -1,7 +1,7 @@
 """Interview exercise (Qualify a generated kernel): a kernel as a code
 generator might write it. Review it before running the evaluator.
 
-The verdict of ``python scripts/qualify.py --all`` on this file is committed
+The verdict of ``python -m scripts.qualify --all`` on this file is committed
 in ``results/qualify/generated_candidate.cpu.json``; the page shows it after
 the question, and the answer behind a collapsible block.
 Expected check: values

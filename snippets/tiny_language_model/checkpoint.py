@@ -1,7 +1,7 @@
 """Save and load the tiny language model's educational checkpoint.
 
 The notebook docs/start/tiny-language-model.ipynb shows these definitions in
-its cells (scripts/run_tiny_lm.py copies them there); the tests load the
+its cells (`python -m scripts.tiny_lm` copies them there); the tests load the
 committed checkpoint with the same code. Run this file to sample from it.
 """
 

@@ -1,7 +1,7 @@
 """A tiny decoder-only transformer in plain PyTorch, every piece spelled out.
 
 docs/start/tiny-language-model.ipynb shows each top-level definition below in
-its own code cell; scripts/run_tiny_lm.py copies them there, and
+its own code cell; `python -m scripts.tiny_lm` copies them there, and
 tests/snippets/tiny_language_model/test_notebook.py fails if a cell and this
 file differ.
 Keep lines under about 80 columns: the page shows them as they are.

@@ -1,5 +1,5 @@
 """Build the site (or a variant of it) from a test. Imported by the site tests
-through conftest fixtures; not a test module itself."""
+and their conftest fixtures; not a test module itself."""
 
 from __future__ import annotations
 
@@ -10,14 +10,23 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MKDOCS = [sys.executable, "-m", "mkdocs"]
+CONFIG = ROOT / "mkdocs.yml"
+HOOKS = "scripts/site/hooks.py"
+PROPERDOCS = [sys.executable, "-m", "properdocs"]
+# ProperDocs' own MkDocs 2 notice, and Material's.
+QUIET = {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+IMPORT_LINE_RE = re.compile(r"^import time:\s*\d+ \|\s*\d+ \|(?P<name> +\S+)$", re.M)
 
 
-def run_mkdocs_build(config_file: Path, site_dir: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+def run_build(
+    config_file: Path, site_dir: Path, *, importtime: bool = False
+) -> subprocess.CompletedProcess:
+    """`properdocs build --strict` of config_file into site_dir; with
+    importtime, Python's `-X importtime` report is in the result's stderr."""
+    python = [*PROPERDOCS[:1], "-X", "importtime", *PROPERDOCS[1:]]
     return subprocess.run(
         [
-            *MKDOCS,
+            *(python if importtime else PROPERDOCS),
             "build",
             "--strict",
             "-q",
@@ -27,11 +36,39 @@ def run_mkdocs_build(config_file: Path, site_dir: Path) -> subprocess.CompletedP
             str(site_dir),
         ],
         cwd=ROOT,
-        env=env,
+        env=dict(os.environ, **QUIET),
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def build_errors(result: subprocess.CompletedProcess, chars: int = 4000) -> str:
+    """The end of a build's stderr without its import-time report."""
+    lines = result.stderr.splitlines()
+    return "\n".join(x for x in lines if not x.startswith("import time:"))[-chars:]
+
+
+def imported_by(importtime_report: str, package: str) -> list[str]:
+    """Import chains (`package <- importer <- ...`) for each time the report
+    shows `package` itself imported: empty when it never was. Python prints
+    a module's line after those of the modules it imported, indented one
+    level deeper per level of nesting."""
+    modules = [
+        (len(m["name"]) - len(m["name"].lstrip()), m["name"].strip())
+        for m in IMPORT_LINE_RE.finditer(importtime_report)
+    ]
+    chains = []
+    for index, (depth, name) in enumerate(modules):
+        if name != package:
+            continue
+        chain = [name]
+        for outer_depth, outer in modules[index + 1 :]:
+            if outer_depth < depth:
+                chain.append(outer)
+                depth = outer_depth
+        chains.append(" <- ".join(chain))
+    return chains
 
 
 def variant_config(tmp: Path, pages: dict[str, str]) -> Path:
@@ -47,9 +84,9 @@ def variant_config(tmp: Path, pages: dict[str, str]) -> Path:
         path.write_text(text, encoding="utf-8")
     (docs / "assets").mkdir(exist_ok=True)
     (docs / "assets" / "site.css").write_text("", encoding="utf-8")
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    config = CONFIG.read_text(encoding="utf-8")
     config = re.sub(r"^docs_dir: .*$", f"docs_dir: {docs}", config, flags=re.M)
-    config = config.replace("- scripts/hooks.py", f"- {ROOT / 'scripts' / 'hooks.py'}")
+    config = config.replace(f"- {HOOKS}", f"- {ROOT / HOOKS}")
     path = tmp / "mkdocs.yml"
     path.write_text(config, encoding="utf-8")
     return path

@@ -13,7 +13,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from sitebuild import ROOT
+
+from tests.site.sitebuild import ROOT
 
 pytestmark = pytest.mark.browser
 

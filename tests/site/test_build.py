@@ -1,12 +1,16 @@
-"""The strict build passes, and fails loudly, naming what is wrong, when a page
-includes a missing snippet, lacks its access level or mistitles a code block."""
+"""The strict build passes without importing torch or Triton, and fails
+loudly, naming what is wrong, when a page includes a missing snippet, lacks its
+access level or mistitles a code block."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from sitebuild import ROOT, run_mkdocs_build, variant_config
+
+from tests.site.sitebuild import (
+    imported_by,
+    run_build,
+    variant_config,
+)
 
 LESSON = "kernels/where-time-goes/connect-kernel-work-to-the-service"
 GOOD_INCLUDE = "snippets/connect_kernel_work_to_the_service/amdahl.py"
@@ -24,17 +28,50 @@ def fence(target: str, title: str | None = None) -> str:
 
 def build_variant(tmp_path, body: str, access: str | None = "free"):
     config = variant_config(tmp_path, {"index.md": page(body, access)})
-    return run_mkdocs_build(config, tmp_path / "site")
+    return run_build(config, tmp_path / "site")
 
 
-def test_real_site_builds_strictly_and_fast(tmp_path):
-    started = time.perf_counter()
-    result = run_mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site")
-    elapsed = time.perf_counter() - started
-    assert result.returncode == 0, result.stderr[-4000:]
-    # The issue's budget is 10 s on 2 cores; the margin absorbs a busy worker.
-    assert elapsed < 20, f"site build took {elapsed:.1f} s"
-    assert (tmp_path / "site" / LESSON / "index.html").is_file()
+def test_real_site_builds_strictly_and_fast(site_build):
+    site, result = site_build  # the fixture fails the test if the build did
+    # The budget is 5 s on 2 cores; the margin absorbs a busy worker and the
+    # import-time report.
+    assert result.elapsed_s < 20, f"site build took {result.elapsed_s:.1f} s"
+    assert (site / LESSON / "index.html").is_file()
+
+
+@pytest.mark.parametrize("package", ["torch", "triton"])
+def test_the_build_imports_neither_torch_nor_triton(site_build, package):
+    # Pages read data files; a build-time function that imports torch costs
+    # every build seconds and ties the site to a kernel toolchain.
+    _, result = site_build
+    assert "import time:" in result.stderr, "no -X importtime report"
+    chains = imported_by(result.stderr, package)
+    assert not chains, f"the build imported {package}: " + "; ".join(chains)
+
+
+def test_the_import_check_names_a_page_module_that_imports_torch(tmp_path):
+    # A kernel module imports torch and Triton; the build fails on the missing
+    # function only after importing the module.
+    body = "<!-- insert: kernels/residual_add_relu.py:no_such_function() -->"
+    config = variant_config(tmp_path, {"index.md": page(body)})
+    result = run_build(config, tmp_path / "site", importtime=True)
+    for package in ("torch", "triton"):
+        chains = imported_by(result.stderr, package)
+        assert chains == [f"{package} <- kernels.residual_add_relu"], chains
+
+
+def test_the_import_check_names_the_importer():
+    report = "\n".join(
+        [
+            "import time: self [us] | cumulative | imported package",
+            "import time:      5 |          5 |     torch._C",
+            "import time:     10 |         15 |   torch",
+            "import time:      3 |         18 | snippets.contract",
+            "import time:      1 |          1 | torchvision_like",
+        ]
+    )
+    assert imported_by(report, "torch") == ["torch <- snippets.contract"]
+    assert imported_by(report, "triton") == []
 
 
 def test_variant_with_a_real_snippet_builds(tmp_path):

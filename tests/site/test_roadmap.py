@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-import yaml
-from sitebuild import ROOT
+from properdocs.utils.meta import get_data
 
-from scripts.hooks import course_items, iter_entries, load_roadmap
+from scripts.site.roadmap import course_items, iter_entries, load_roadmap
+from tests.site.sitebuild import ROOT
 
 DOCS = ROOT / "docs"
 COURSE = "Kernels and the Machine"
@@ -19,7 +19,7 @@ def front_matter_access(path):
         return json.loads(path.read_text(encoding="utf-8"))["metadata"].get("access")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("---"), f"{path} has no front matter"
-    return yaml.safe_load(text[3 : text.index("\n---", 3)]).get("access")
+    return get_data(text)[1].get("access")
 
 
 def test_course_has_seven_modules_and_twenty_one_lessons_and_projects():

@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from sitebuild import ROOT
+
+from tests.site.sitebuild import ROOT
 
 SECTION_RE = re.compile(r"#\s*-{1,}8<-{1,}\s*\[start:(?P<name>[a-z][-_0-9a-z]*)\]")
 INCLUDE_RE = re.compile(r'-{1,}8<-{1,}\s+"(?P<target>[^"]+)"')

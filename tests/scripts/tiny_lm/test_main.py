@@ -1,4 +1,4 @@
-"""scripts/run_tiny_lm.py: the corpus snapshot and the check that keeps the
+"""scripts/tiny_lm/__main__.py: the corpus snapshot and the check that keeps the
 notebook's code cells equal to the tested files (with broken notebooks it
 must reject)."""
 
@@ -8,7 +8,7 @@ import json
 import nbformat
 import pytest
 
-from scripts import run_tiny_lm as runner
+from scripts.tiny_lm import __main__ as runner
 
 
 def test_snapshot_joins_pages_in_path_order_and_records_hashes(tmp_path):

@@ -7,11 +7,14 @@ import pytest
 import torch
 
 from snippets.kernel_correctness_contracts.contract import (
+    FRACTION_BITS,
     TOLERANCES,
     allowed_ulps,
     bits_changed,
+    eps,
     names_argument,
     nan_mismatch,
+    significand_bits,
     ulp_table,
     value_mismatch,
 )
@@ -77,6 +80,15 @@ def test_names_argument_wants_a_whole_word(message, named):
 def test_the_tolerance_table_lists_every_dtype():
     table = ulp_table()
     assert all(str(d).removeprefix("torch.") in table for d in TOLERANCES)
+
+
+@pytest.mark.parametrize("name", list(FRACTION_BITS))
+def test_format_definitions_agree_with_torch(name):
+    # The page's numbers come from the format definitions (the build does not
+    # import torch); torch's own description of each dtype must agree.
+    dtype = getattr(torch, name)
+    assert eps(dtype) == eps(name) == torch.finfo(dtype).eps
+    assert significand_bits(dtype) == 1 - int(math.log2(torch.finfo(dtype).eps))
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)

@@ -8,7 +8,7 @@ import pickle
 import pytest
 import torch
 
-from scripts.run_tiny_lm import TRAIN_LIMIT_SECONDS
+from scripts.tiny_lm.__main__ import TRAIN_LIMIT_SECONDS
 from snippets.tiny_language_model import checkpoint as ckpt
 from snippets.tiny_language_model import model as tlm
 

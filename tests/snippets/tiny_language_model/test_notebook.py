@@ -11,7 +11,7 @@ import nbformat
 import pytest
 import torch
 
-from scripts import run_tiny_lm as runner
+from scripts.tiny_lm import __main__ as runner
 from snippets.tiny_language_model import checkpoint as ckpt
 
 ROOT = runner.ROOT

@@ -1,0 +1,259 @@
+"""The learning path in ``docs/roadmap.yml``: the navigation, the access
+levels, and the roadmap tables that ``<!-- roadmap: WHAT ARGS -->``
+placeholders on the home page and the course overviews turn into.
+
+A page counts as built once its file exists under ``docs/``; until then the
+roadmap lists it as planned, without a link.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import yaml
+from properdocs.exceptions import PluginError
+
+from scripts.site.fences import substitute_in_prose
+
+ROOT = Path(__file__).resolve().parents[2]
+ROADMAP_PATH = ROOT / "docs" / "roadmap.yml"
+ACCESS_LEVELS = ("free", "premium")
+ROADMAP_PLACEHOLDER_RE = re.compile(
+    r"<!--\s*roadmap:\s*(?P<what>[\w-]+)(?:\s+(?P<arg>[^>]*?))?\s*-->"
+)
+
+
+class BuiltPage(NamedTuple):
+    """What the table of built pages shows about one page."""
+
+    src_uri: str
+    title: str
+    access: str | None
+
+
+def load_roadmap(path: Path = ROADMAP_PATH) -> dict:
+    """The parsed roadmap, with a clear error for a malformed entry."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise PluginError(f"{path}: cannot read the roadmap: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("sections"), list):
+        raise PluginError(f"{path}: expected a top-level 'sections' list")
+    for entry in iter_entries(data):
+        for field in ("title", "path", "access"):
+            if field not in entry:
+                raise PluginError(f"{path}: entry {entry!r} lacks '{field}'")
+        if entry["access"] not in ACCESS_LEVELS:
+            raise PluginError(
+                f"{path}: entry {entry['path']!r} has access {entry['access']!r};"
+                f" use one of {ACCESS_LEVELS}"
+            )
+    return data
+
+
+def iter_entries(roadmap: dict) -> Iterator[dict]:
+    """Every page-like entry (sections with a page, modules' items, items)."""
+    for section in roadmap["sections"]:
+        if "path" in section and "access" in section:
+            yield section
+        yield from section.get("items", [])
+        for module in section.get("modules", []):
+            yield from module.get("items", [])
+
+
+def course_items(roadmap: dict, course_title: str) -> list[tuple[str, dict]]:
+    """(module title, item) pairs of one course, in path order."""
+    for section in roadmap["sections"]:
+        if section["title"] == course_title:
+            return [
+                (module["title"], item)
+                for module in section.get("modules", [])
+                for item in module.get("items", [])
+            ]
+    raise KeyError(course_title)
+
+
+def page_exists(docs_dir: Path, rel_path: str) -> bool:
+    return (docs_dir / rel_path).is_file()
+
+
+def built_entries(roadmap: dict, docs_dir: Path) -> list[dict]:
+    """The roadmap's entries whose page file exists: the pages a build makes."""
+    return [e for e in iter_entries(roadmap) if page_exists(docs_dir, e["path"])]
+
+
+def build_nav(roadmap: dict, docs_dir: Path) -> list:
+    """The site's nav: the roadmap's tree, keeping only pages that exist.
+
+    Pages live in the section of the folder they sit in: a project reached
+    from a course module is listed under Projects, not twice.
+    """
+    nav: list = []
+    for section in roadmap["sections"]:
+        children: list = []
+        if section.get("path") and "items" not in section and "modules" not in section:
+            if "collects" not in section:
+                if page_exists(docs_dir, section["path"]):
+                    nav.append({section["title"]: section["path"]})
+                continue
+        if section.get("path") and page_exists(docs_dir, section["path"]):
+            children.append(section["path"])
+        folder = posixpath.dirname(section.get("path", "")) or None
+        for item in section.get("items", []):
+            if page_exists(docs_dir, item["path"]):
+                children.append({item["title"]: item["path"]})
+        for module in section.get("modules", []):
+            built = [
+                {item["title"]: item["path"]}
+                for item in module.get("items", [])
+                if page_exists(docs_dir, item["path"])
+                and (folder is None or item["path"].startswith(folder + "/"))
+            ]
+            if built:
+                children.append({module["title"]: built})
+        if "collects" in section:
+            for entry in iter_entries(roadmap):
+                if (
+                    entry.get("kind") == section["collects"]
+                    and entry["path"].startswith(folder + "/")
+                    and page_exists(docs_dir, entry["path"])
+                ):
+                    children.append({entry["title"]: entry["path"]})
+        if children:
+            nav.append({section["title"]: children})
+    return nav
+
+
+# --------------------------------------------------------------------------
+# Badges
+# --------------------------------------------------------------------------
+
+
+def access_badge(level: str) -> str:
+    label = {"free": "Free", "premium": "Premium"}[level]
+    return (
+        f'<span class="access-badge access-{level}" '
+        f'title="Access level: {label}">{label}</span>'
+    )
+
+
+def planned_badge() -> str:
+    return (
+        '<span class="access-badge access-planned" title="Not built yet">Planned</span>'
+    )
+
+
+# --------------------------------------------------------------------------
+# Tables and lists for the home page and course overviews
+# --------------------------------------------------------------------------
+
+
+def _link(from_src: str, to_src: str, title: str) -> str:
+    rel = posixpath.relpath(to_src, posixpath.dirname(from_src) or ".")
+    return f"[{title}]({rel})"
+
+
+def render_path(roadmap: dict, docs_dir: Path, from_src: str, course: str) -> str:
+    """The ordered path through one course: modules, items, built or planned."""
+    lines: list[str] = []
+    number = 0
+    current = None
+    for module_title, item in course_items(roadmap, course):
+        if module_title != current:
+            current = module_title
+            lines.append("")
+            lines.append(f"**{module_title}**")
+            lines.append("")
+        number += 1
+        built = page_exists(docs_dir, item["path"])
+        name = _link(from_src, item["path"], item["title"]) if built else item["title"]
+        status = access_badge(item["access"]) if built else planned_badge()
+        lines.append(f"{number}. {name} {status} — {item.get('summary', '')}")
+    return "\n".join(lines).strip() + "\n"
+
+
+def built_pages_table(pages: list[BuiltPage], from_src: str) -> str:
+    rows = ["| Page | Section | Access |", "| --- | --- | --- |"]
+    for page in sorted(pages):
+        section = page.src_uri.split("/")[0] if "/" in page.src_uri else "home"
+        level = page.access or "?"
+        badge = access_badge(level) if level in ACCESS_LEVELS else level
+        rows.append(
+            f"| {_link(from_src, page.src_uri, page.title)} | {section} | {badge} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def planned_pages_table(roadmap: dict, docs_dir: Path) -> str:
+    rows = ["| Planned page | Kind | Access when built |", "| --- | --- | --- |"]
+    for entry in iter_entries(roadmap):
+        if not page_exists(docs_dir, entry["path"]):
+            rows.append(
+                f"| {entry['title']} {planned_badge()} | {entry.get('kind', '')} "
+                f"| {entry['access']} |"
+            )
+    return "\n".join(rows) + "\n"
+
+
+def count_items(roadmap: dict, course: str) -> dict[str, int]:
+    items = course_items(roadmap, course)
+    modules = {module for module, _ in items}
+    return {"modules": len(modules), "items": len(items)}
+
+
+def _entry_line(entry: dict, docs_dir: Path, src: str) -> str:
+    built = page_exists(docs_dir, entry["path"])
+    name = _link(src, entry["path"], entry["title"]) if built else entry["title"]
+    badge = access_badge(entry["access"]) if built else planned_badge()
+    return f"- {name} {badge} — {entry.get('summary', '')}"
+
+
+def _collected_list(roadmap: dict, docs_dir: Path, src: str, kind: str) -> str:
+    return "\n".join(
+        _entry_line(entry, docs_dir, src)
+        for entry in iter_entries(roadmap)
+        if entry.get("kind") == kind
+    )
+
+
+def _section_list(roadmap: dict, docs_dir: Path, src: str, title: str) -> str:
+    for section in roadmap["sections"]:
+        if section["title"] == title:
+            entries = list(section.get("items", []))
+            for module in section.get("modules", []):
+                entries.extend(module.get("items", []))
+            return "\n".join(_entry_line(e, docs_dir, src) for e in entries)
+    raise PluginError(f"docs/{src}: no roadmap section titled {title!r}")
+
+
+def expand_roadmap(
+    markdown: str,
+    src: str,
+    roadmap: dict,
+    docs_dir: Path,
+    built: list[BuiltPage],
+) -> str:
+    """Replace every `<!-- roadmap: WHAT ARGS -->` outside code on page `src`."""
+
+    def replace(match: re.Match) -> str:
+        what, arg = match["what"], (match["arg"] or "").strip()
+        if what == "path":
+            return render_path(roadmap, docs_dir, src, arg)
+        if what == "built":
+            return built_pages_table(built, src)
+        if what == "planned":
+            return planned_pages_table(roadmap, docs_dir)
+        if what == "count":
+            course, _, field = arg.rpartition(" ")
+            return str(count_items(roadmap, course)[field])
+        if what == "projects":
+            return _collected_list(roadmap, docs_dir, src, "project")
+        if what == "items":
+            return _section_list(roadmap, docs_dir, src, arg)
+        raise PluginError(f"docs/{src}: unknown roadmap placeholder {what!r}")
+
+    return substitute_in_prose(ROADMAP_PLACEHOLDER_RE, replace, markdown)

@@ -1,0 +1,117 @@
+"""scripts/site/hooks.py, function by function: inserts, code block titles
+and links, and what a page declares before it is rendered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from properdocs.exceptions import PluginError
+
+from scripts.site.hooks import (
+    annotate_code_blocks,
+    expand_inserts,
+    first_heading,
+    module_for,
+    parse_literal_call,
+    peek_page,
+    start_site_files,
+    write_site_files,
+)
+
+AMDAHL = "snippets/connect_kernel_work_to_the_service/amdahl.py"
+
+
+def test_literal_arguments_are_parsed_and_code_is_refused():
+    assert parse_literal_call('1, "a", k=(2, 3)') == ((1, "a"), {"k": (2, 3)})
+    with pytest.raises(ValueError):
+        parse_literal_call("__import__('os')")
+
+
+def test_modules_are_imported_by_repository_path():
+    assert module_for(AMDAHL).__name__ == AMDAHL.removesuffix(".py").replace("/", ".")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        module_for("snippets/no_such_file.py")
+
+
+def test_inserts_run_in_prose_and_stay_as_written_in_code():
+    call = f"<!-- insert: {AMDAHL}:fmt_x(1.25) -->"
+    page = f"A {call}.\n`{call}`\n```markdown\n{call}\n```"
+    out = expand_inserts(page, "index.md", "")
+    first, *rest = out.split("\n")
+    assert call not in first and first.startswith("A ")
+    assert rest == [f"`{call}`", "```markdown", call, "```"]
+
+
+def test_a_failing_insert_names_page_and_placeholder():
+    with pytest.raises(PluginError, match=r"docs/a/b.md: insert .*nothing\(\)"):
+        expand_inserts(f"<!-- insert: {AMDAHL}:nothing() -->", "a/b.md", "a/b/")
+
+
+def fence(title: str, target: str, indent: str = "") -> str:
+    return f'{indent}```python title="{title}"\n{indent}--8<-- "{target}"\n{indent}```'
+
+
+def test_a_titled_include_gets_a_link_to_the_whole_file():
+    page = fence(AMDAHL, f"{AMDAHL}:body", indent="    ") + "\nafter"
+    out = annotate_code_blocks(page, "kernels/lesson.md").split("\n")
+    assert out[:3] == page.split("\n")[:3]
+    assert out[4].startswith("    [:material-file-code-outline: Whole tested file:")
+    assert f"(../src/{AMDAHL})" in out[4]
+    assert out[-1] == "after"
+
+
+def test_an_include_titled_with_another_file_fails():
+    with pytest.raises(PluginError, match="must be titled"):
+        annotate_code_blocks(fence("snippets/other.py", AMDAHL), "index.md")
+
+
+def test_blocks_without_includes_are_left_alone():
+    page = "```python\nx = 1\n```\ntext"
+    assert annotate_code_blocks(page, "index.md") == page
+
+
+def test_a_page_is_peeked_through_its_front_matter_and_first_heading(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "---\naccess: premium\ntitle: ignored here\n---\n\n"
+        "```python\n# not a heading\n```\n\n# The title\n",
+        encoding="utf-8",
+    )
+    assert peek_page(page) == ("premium", "The title")
+    bare = tmp_path / "bare.md"
+    bare.write_text("No front matter, no heading.\n", encoding="utf-8")
+    assert peek_page(bare) == (None, None)
+
+
+def test_a_notebook_is_peeked_through_its_metadata(tmp_path):
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text(
+        json.dumps(
+            {
+                "metadata": {"access": "free"},
+                "cells": [
+                    {"cell_type": "code", "source": ["# a comment\n"]},
+                    {"cell_type": "markdown", "source": ["# Notebook\n", "text"]},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert peek_page(notebook) == ("free", "Notebook")
+
+
+def test_first_heading_ignores_deeper_headings():
+    assert first_heading("## Sub\n# Top\n") == "Top"
+
+
+def test_site_files_come_from_a_second_process_and_so_do_its_errors(tmp_path):
+    pool, pending = start_site_files([("snippets/no_such_file.py", "site_files")])
+    assert pending == []
+    pool.join()
+    # fmt_x needs an argument: the provider's TypeError reaches the build.
+    pool, pending = start_site_files([(AMDAHL, "fmt_x")])
+    with pytest.raises(TypeError, match="fmt_x"):
+        write_site_files(tmp_path, pending)
+    pool.join()
+    assert list(tmp_path.iterdir()) == []
