@@ -320,10 +320,16 @@ def _resource_usage(cubin: bytes, ptx: str) -> dict[str, int]:
         ptx_path.write_text(ptx)
         # The flags Triton passes to ptxas, plus -v for the spill report.
         log = _run(
-            _tool("ptxas"), "-lineinfo", "-suppress-debug-info", "-v",
-            "--regAllocOptLevel=2", f"--gpu-name={TARGET_ARCH}",
-            str(ptx_path), "-o", str(Path(tmp) / "check.cubin"),
-        ).stderr  # fmt: skip
+            _tool("ptxas"),
+            "-lineinfo",
+            "-suppress-debug-info",
+            "-v",
+            "--regAllocOptLevel=2",
+            f"--gpu-name={TARGET_ARCH}",
+            str(ptx_path),
+            "-o",
+            str(Path(tmp) / "check.cubin"),
+        ).stderr
     fields = dict(re.findall(r"\b(REG|STACK|SHARED|LOCAL):(\d+)", usage))
     spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
     if spills is None or "REG" not in fields:

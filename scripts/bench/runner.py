@@ -532,9 +532,12 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
         for shape in desc.shapes_for(args.profile, device_kind)
     ]
     bar = tqdm(
-        total=len(jobs) + 1, desc="ceilings", unit="step", disable=args.no_progress,
+        total=len(jobs) + 1,
+        desc="ceilings",
+        unit="step",
+        disable=args.no_progress,
         file=sys.stderr,
-    )  # fmt: skip
+    )
     exit_code = EXIT_OK
     try:
         writer.write(_json_safe(data))

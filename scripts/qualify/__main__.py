@@ -20,20 +20,33 @@ def parse_args(argv):
     parser.add_argument("path", help="the candidate Python file")
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--json", metavar="OUT", help="write the verdict here")
-    parser.add_argument("--all", action="store_true",
-                        help="run every case and list every failure")  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per case (default 30 on cpu)")  # fmt: skip
-    parser.add_argument("--quiet-source", action="store_true",
-                        help="print the hash but not the whole source")  # fmt: skip
+    parser.add_argument(
+        "--all", action="store_true", help="run every case and list every failure"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds per case (default 30 on cpu)",
+    )
+    parser.add_argument(
+        "--quiet-source",
+        action="store_true",
+        help="print the hash but not the whole source",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    verdict = qualify(args.path, args.device, collect_all=args.all,
-                      timeout_s=args.timeout, out=sys.stdout,
-                      show_source=not args.quiet_source)  # fmt: skip
+    verdict = qualify(
+        args.path,
+        args.device,
+        collect_all=args.all,
+        timeout_s=args.timeout,
+        out=sys.stdout,
+        show_source=not args.quiet_source,
+    )
     if args.json:
         write_verdict(verdict, args.json)
     return verdict["exit_code"]

@@ -218,8 +218,9 @@ def build_refill(device):
     first = pair(shape, dtype, "refill-1", True, "first values")
     new_x = random_values(shape, dtype, _seed("refill-2", "x"), True)
     new_r = random_values(shape, dtype, _seed("refill-2", "r"), True)
-    second = Call("values", reuse="refill", refill=(new_x, new_r),
-                  note="same buffers, new values")  # fmt: skip
+    second = Call(
+        "values", reuse="refill", refill=(new_x, new_r), note="same buffers, new values"
+    )
     return [first, second]
 
 
@@ -246,9 +247,15 @@ def error_build(pairs):
         calls = []
         for make_x, make_r, error, names, note in pairs:
             calls.append(
-                Call("error", make_x(device), make_r(device), expect_error=error,
-                     expect_names=names, note=note)
-            )  # fmt: skip
+                Call(
+                    "error",
+                    make_x(device),
+                    make_r(device),
+                    expect_error=error,
+                    expect_names=names,
+                    note=note,
+                )
+            )
         return calls
 
     return build
@@ -316,125 +323,322 @@ def cases() -> list[Case]:
     f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
     shapes, _ = bench_shapes()
     kernel = [
-        Case("size-1", "sizes", "kernel", "(1,) float32, all positive, then "
-             "mixed signs", "a grid of zero programs; a tail never written",
-             mixed_and_positive((1,), f32)),
-        Case("size-256", "sizes", "kernel", "(256,) float32, positive, mixed",
-             "off-by-one masks at a power of two", mixed_and_positive((256,), f32)),
-        Case("size-257", "sizes", "kernel", "(257,) float32, positive, mixed",
-             "a missing or wrong mask one past a power of two; a floor-divided "
-             "grid", mixed_and_positive((257,), f32)),
-        Case("prime-2d", "sizes", "kernel", "(37, 71) float32, positive, mixed",
-             "block sizes that must divide a dimension",
-             mixed_and_positive((37, 71), f32)),
-        Case("scalar-0d", "sizes", "kernel", "() float32, positive, mixed",
-             "0-d tensors mishandled (shape (1,) returned, or a crash)",
-             mixed_and_positive((), f32)),
-        Case("empty", "sizes", "kernel", "(0, 3) float32",
-             "a launch with an empty grid, or a wrong result shape",
-             one_pair((0, 3), f32, False)),
-        Case("rows-past-65535", "grid", "kernel", "(65537, 2) float32, positive",
-             "one program per row on grid axis 1 or 2 (CUDA allows 65535)",
-             sized((65537, 2), lambda d: f32), 65537 * 2,
-             plan((65537, 2), lambda d: f32)),
-        Case("programs-past-65535", "grid", "kernel",
-             f"({PAST_65535_PROGRAMS:_},) float32, positive",
-             "more than 65535 programs of 1024 elements on axis 1 or 2, or a "
-             "grid capped at 65535 (values on a GPU only)",
-             sized((PAST_65535_PROGRAMS,), lambda d: f32), PAST_65535_PROGRAMS,
-             plan((PAST_65535_PROGRAMS,), lambda d: f32)),
-        Case("float16", "dtypes", "kernel", "(4099,) float16, mixed signs",
-             "float16 loaded or stored as another type",
-             one_pair((4099,), f16, False)),
-        Case("bfloat16", "dtypes", "kernel", "(4099,) bfloat16, mixed signs",
-             "bfloat16 loaded or stored as another type",
-             one_pair((4099,), bf16, False)),
-        Case("float16-2d", "dtypes", "kernel", "(33, 129) float16, positive",
-             "an unwritten tail in half precision", one_pair((33, 129), f16, True)),
-        Case("bfloat16-3d", "dtypes", "kernel", "(3, 5, 257) bfloat16, positive",
-             "3-d shapes flattened wrongly", one_pair((3, 5, 257), bf16, True)),
-        Case("transposed", "layouts", "kernel", "(64, 37) float32, both "
-             "inputs column-major (.t())", "strides ignored; output layout "
-             "assumed row-major", build_transposed),
-        Case("mixed-layout", "layouts", "kernel", "(45, 67) float16, x "
-             "column-major, residual row-major", "one tensor's strides reused "
-             "for the other; flat pointer arithmetic", build_mixed_layout),
-        Case("storage-offset", "layouts", "kernel", "(29, 31) bfloat16 views "
-             "starting 7 and 13 elements into their storage",
-             "the storage offset ignored", build_offset),
-        Case("stepped-slice", "layouts", "kernel", "(23, 41) float32 as "
-             "wide[:, ::2] and wide[:, ::3]", "gaps between elements "
-             "read as data", build_stepped),
-        Case("broadcast-row", "layouts", "kernel", "(50, 37) float32, residual "
-             "one row with stride 0 (expand)", "reads past the end of a "
-             "zero-stride input's storage", build_broadcast_row),
-        Case("channels-last", "layouts", "kernel", "(2, 3, 5, 7) float16, x "
-             "stored (N, H, W, C)", "4-d permuted layouts", build_channels_last),
-        Case("nan-inf-float32", "special values", "kernel", "(1031,) float32 "
-             "with NaN, ±Inf, overflow, signed zeros", "a ReLU that turns NaN "
-             "into 0; inf - inf", special(f32)),
-        Case("nan-inf-float16", "special values", "kernel", "(1031,) float16, "
-             "the same pairs", "overflow of the float16 sum to inf",
-             special(f16)),
-        Case("nan-inf-bfloat16", "special values", "kernel", "(1031,) bfloat16,"
-             " the same pairs", "special values in bfloat16", special(bf16)),
-        Case("refill-same-buffers", "calls", "kernel", "(1000,) float32 called, "
-             "refilled in place, called again", "results cached by pointer, "
-             "shape or call count", build_refill),
-        Case("repeat-bitwise", "calls", "kernel", "(2053,) bfloat16 called twice "
-             "on the same inputs", "results that change from call to call "
-             "(stochastic rounding, uninitialised scratch)", build_repeat),
-        Case("recheck-after-warmup", "calls", "kernel", f"(257,) float32: "
-             f"{WARM_CALLS} calls as a timing loop would make, then fresh inputs",
-             "kernels that go wrong after the first few calls", build_recheck),
-    ]  # fmt: skip
+        Case(
+            "size-1",
+            "sizes",
+            "kernel",
+            "(1,) float32, all positive, then mixed signs",
+            "a grid of zero programs; a tail never written",
+            mixed_and_positive((1,), f32),
+        ),
+        Case(
+            "size-256",
+            "sizes",
+            "kernel",
+            "(256,) float32, positive, mixed",
+            "off-by-one masks at a power of two",
+            mixed_and_positive((256,), f32),
+        ),
+        Case(
+            "size-257",
+            "sizes",
+            "kernel",
+            "(257,) float32, positive, mixed",
+            "a missing or wrong mask one past a power of two; a floor-divided grid",
+            mixed_and_positive((257,), f32),
+        ),
+        Case(
+            "prime-2d",
+            "sizes",
+            "kernel",
+            "(37, 71) float32, positive, mixed",
+            "block sizes that must divide a dimension",
+            mixed_and_positive((37, 71), f32),
+        ),
+        Case(
+            "scalar-0d",
+            "sizes",
+            "kernel",
+            "() float32, positive, mixed",
+            "0-d tensors mishandled (shape (1,) returned, or a crash)",
+            mixed_and_positive((), f32),
+        ),
+        Case(
+            "empty",
+            "sizes",
+            "kernel",
+            "(0, 3) float32",
+            "a launch with an empty grid, or a wrong result shape",
+            one_pair((0, 3), f32, False),
+        ),
+        Case(
+            "rows-past-65535",
+            "grid",
+            "kernel",
+            "(65537, 2) float32, positive",
+            "one program per row on grid axis 1 or 2 (CUDA allows 65535)",
+            sized((65537, 2), lambda d: f32),
+            65537 * 2,
+            plan((65537, 2), lambda d: f32),
+        ),
+        Case(
+            "programs-past-65535",
+            "grid",
+            "kernel",
+            f"({PAST_65535_PROGRAMS:_},) float32, positive",
+            "more than 65535 programs of 1024 elements on axis 1 or 2, or a "
+            "grid capped at 65535 (values on a GPU only)",
+            sized((PAST_65535_PROGRAMS,), lambda d: f32),
+            PAST_65535_PROGRAMS,
+            plan((PAST_65535_PROGRAMS,), lambda d: f32),
+        ),
+        Case(
+            "float16",
+            "dtypes",
+            "kernel",
+            "(4099,) float16, mixed signs",
+            "float16 loaded or stored as another type",
+            one_pair((4099,), f16, False),
+        ),
+        Case(
+            "bfloat16",
+            "dtypes",
+            "kernel",
+            "(4099,) bfloat16, mixed signs",
+            "bfloat16 loaded or stored as another type",
+            one_pair((4099,), bf16, False),
+        ),
+        Case(
+            "float16-2d",
+            "dtypes",
+            "kernel",
+            "(33, 129) float16, positive",
+            "an unwritten tail in half precision",
+            one_pair((33, 129), f16, True),
+        ),
+        Case(
+            "bfloat16-3d",
+            "dtypes",
+            "kernel",
+            "(3, 5, 257) bfloat16, positive",
+            "3-d shapes flattened wrongly",
+            one_pair((3, 5, 257), bf16, True),
+        ),
+        Case(
+            "transposed",
+            "layouts",
+            "kernel",
+            "(64, 37) float32, both inputs column-major (.t())",
+            "strides ignored; output layout assumed row-major",
+            build_transposed,
+        ),
+        Case(
+            "mixed-layout",
+            "layouts",
+            "kernel",
+            "(45, 67) float16, x column-major, residual row-major",
+            "one tensor's strides reused for the other; flat pointer arithmetic",
+            build_mixed_layout,
+        ),
+        Case(
+            "storage-offset",
+            "layouts",
+            "kernel",
+            "(29, 31) bfloat16 views starting 7 and 13 elements into their storage",
+            "the storage offset ignored",
+            build_offset,
+        ),
+        Case(
+            "stepped-slice",
+            "layouts",
+            "kernel",
+            "(23, 41) float32 as wide[:, ::2] and wide[:, ::3]",
+            "gaps between elements read as data",
+            build_stepped,
+        ),
+        Case(
+            "broadcast-row",
+            "layouts",
+            "kernel",
+            "(50, 37) float32, residual one row with stride 0 (expand)",
+            "reads past the end of a zero-stride input's storage",
+            build_broadcast_row,
+        ),
+        Case(
+            "channels-last",
+            "layouts",
+            "kernel",
+            "(2, 3, 5, 7) float16, x stored (N, H, W, C)",
+            "4-d permuted layouts",
+            build_channels_last,
+        ),
+        Case(
+            "nan-inf-float32",
+            "special values",
+            "kernel",
+            "(1031,) float32 with NaN, ±Inf, overflow, signed zeros",
+            "a ReLU that turns NaN into 0; inf - inf",
+            special(f32),
+        ),
+        Case(
+            "nan-inf-float16",
+            "special values",
+            "kernel",
+            "(1031,) float16, the same pairs",
+            "overflow of the float16 sum to inf",
+            special(f16),
+        ),
+        Case(
+            "nan-inf-bfloat16",
+            "special values",
+            "kernel",
+            "(1031,) bfloat16, the same pairs",
+            "special values in bfloat16",
+            special(bf16),
+        ),
+        Case(
+            "refill-same-buffers",
+            "calls",
+            "kernel",
+            "(1000,) float32 called, refilled in place, called again",
+            "results cached by pointer, shape or call count",
+            build_refill,
+        ),
+        Case(
+            "repeat-bitwise",
+            "calls",
+            "kernel",
+            "(2053,) bfloat16 called twice on the same inputs",
+            "results that change from call to call "
+            "(stochastic rounding, uninitialised scratch)",
+            build_repeat,
+        ),
+        Case(
+            "recheck-after-warmup",
+            "calls",
+            "kernel",
+            f"(257,) float32: "
+            f"{WARM_CALLS} calls as a timing loop would make, then fresh inputs",
+            "kernels that go wrong after the first few calls",
+            build_recheck,
+        ),
+    ]
     for rows, cols in shapes:
         kernel.append(
-            Case(f"bench-{rows}x{cols}", "benchmark shapes", "kernel",
-                 f"({rows}, {cols}), the benchmark's dtype, positive",
-                 "shortcuts taken only at the sizes that are timed",
-                 sized((rows, cols), bench_dtype), rows * cols,
-                 plan((rows, cols), bench_dtype))
-        )  # fmt: skip
+            Case(
+                f"bench-{rows}x{cols}",
+                "benchmark shapes",
+                "kernel",
+                f"({rows}, {cols}), the benchmark's dtype, positive",
+                "shortcuts taken only at the sizes that are timed",
+                sized((rows, cols), bench_dtype),
+                rows * cols,
+                plan((rows, cols), bench_dtype),
+            )
+        )
     unsupported = [
-        Case("not-a-tensor", "unsupported", "unsupported",
-             "residual = 2.0; x = a list", "TypeError naming the argument "
-             "(a float would broadcast silently)", error_build([
-                 (_t((4,)), _obj(2.0), "TypeError", ("residual",), "residual=2.0"),
-                 (_obj([1.0, 2.0]), _t((2,)), "TypeError", ("x",), "x=[1.0, 2.0]"),
-             ])),
-        Case("shape-mismatch", "unsupported", "unsupported",
-             "(4, 6) with (6,), and (4, 6) with (6, 4)",
-             "ValueError: no broadcasting, no reading past the shorter input",
-             error_build([
-                 (_t((4, 6)), _t((6,), seed=1), "ValueError", BOTH, "(4, 6) + (6,)"),
-                 (_t((4, 6)), _t((6, 4), seed=1), "ValueError", BOTH,
-                  "(4, 6) + (6, 4)"),
-             ])),
-        Case("dtype-mismatch", "unsupported", "unsupported",
-             "float32 with float16; bfloat16 with float32",
-             "TypeError: no silent promotion", error_build([
-                 (_t((8,)), _t((8,), torch.float16), "TypeError", BOTH,
-                  "float32 + float16"),
-                 (_t((8,), torch.bfloat16), _t((8,)), "TypeError", BOTH,
-                  "bfloat16 + float32"),
-             ])),
-        Case("unsupported-dtype", "unsupported", "unsupported",
-             "float64, int32 and bool pairs", "TypeError: only float32, "
-             "float16, bfloat16", error_build([
-                 (_t((8,), torch.float64), _t((8,), torch.float64), "TypeError",
-                  BOTH, "float64"),
-                 (_t((8,), torch.int32), _t((8,), torch.int32), "TypeError",
-                  BOTH, "int32"),
-                 (_t((8,), torch.bool), _t((8,), torch.bool), "TypeError",
-                  BOTH, "bool"),
-             ])),
-        Case("device-mismatch", "unsupported", "unsupported",
-             "residual on another device (meta on a CPU run, the CPU on a GPU "
-             "run)", "ValueError before any launch", error_build([
-                 (_t((8,)), _t_elsewhere((8,)), "ValueError", BOTH, "devices"),
-             ])),
-    ]  # fmt: skip
+        Case(
+            "not-a-tensor",
+            "unsupported",
+            "unsupported",
+            "residual = 2.0; x = a list",
+            "TypeError naming the argument (a float would broadcast silently)",
+            error_build(
+                [
+                    (_t((4,)), _obj(2.0), "TypeError", ("residual",), "residual=2.0"),
+                    (_obj([1.0, 2.0]), _t((2,)), "TypeError", ("x",), "x=[1.0, 2.0]"),
+                ]
+            ),
+        ),
+        Case(
+            "shape-mismatch",
+            "unsupported",
+            "unsupported",
+            "(4, 6) with (6,), and (4, 6) with (6, 4)",
+            "ValueError: no broadcasting, no reading past the shorter input",
+            error_build(
+                [
+                    (_t((4, 6)), _t((6,), seed=1), "ValueError", BOTH, "(4, 6) + (6,)"),
+                    (
+                        _t((4, 6)),
+                        _t((6, 4), seed=1),
+                        "ValueError",
+                        BOTH,
+                        "(4, 6) + (6, 4)",
+                    ),
+                ]
+            ),
+        ),
+        Case(
+            "dtype-mismatch",
+            "unsupported",
+            "unsupported",
+            "float32 with float16; bfloat16 with float32",
+            "TypeError: no silent promotion",
+            error_build(
+                [
+                    (
+                        _t((8,)),
+                        _t((8,), torch.float16),
+                        "TypeError",
+                        BOTH,
+                        "float32 + float16",
+                    ),
+                    (
+                        _t((8,), torch.bfloat16),
+                        _t((8,)),
+                        "TypeError",
+                        BOTH,
+                        "bfloat16 + float32",
+                    ),
+                ]
+            ),
+        ),
+        Case(
+            "unsupported-dtype",
+            "unsupported",
+            "unsupported",
+            "float64, int32 and bool pairs",
+            "TypeError: only float32, float16, bfloat16",
+            error_build(
+                [
+                    (
+                        _t((8,), torch.float64),
+                        _t((8,), torch.float64),
+                        "TypeError",
+                        BOTH,
+                        "float64",
+                    ),
+                    (
+                        _t((8,), torch.int32),
+                        _t((8,), torch.int32),
+                        "TypeError",
+                        BOTH,
+                        "int32",
+                    ),
+                    (
+                        _t((8,), torch.bool),
+                        _t((8,), torch.bool),
+                        "TypeError",
+                        BOTH,
+                        "bool",
+                    ),
+                ]
+            ),
+        ),
+        Case(
+            "device-mismatch",
+            "unsupported",
+            "unsupported",
+            "residual on another device (meta on a CPU run, the CPU on a GPU run)",
+            "ValueError before any launch",
+            error_build(
+                [
+                    (_t((8,)), _t_elsewhere((8,)), "ValueError", BOTH, "devices"),
+                ]
+            ),
+        ),
+    ]
     return kernel + unsupported
 
 

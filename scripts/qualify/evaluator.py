@@ -122,11 +122,17 @@ def contract() -> dict:
     shapes, source = bench_shapes()
     case_list = []
     for number, case in enumerate(cases(), start=1):
-        case_list.append({
-            "number": number, "name": case.name, "group": case.group,
-            "kind": case.kind, "inputs": case.inputs, "catches": case.catches,
-            "mode": {"cpu": case.mode_on("cpu"), "cuda": case.mode_on("cuda")},
-        })  # fmt: skip
+        case_list.append(
+            {
+                "number": number,
+                "name": case.name,
+                "group": case.group,
+                "kind": case.kind,
+                "inputs": case.inputs,
+                "catches": case.catches,
+                "mode": {"cpu": case.mode_on("cpu"), "cuda": case.mode_on("cuda")},
+            }
+        )
     return {
         "function": FUNCTION,
         "kernel_file": DESCRIPTOR_FILE,
@@ -137,8 +143,9 @@ def contract() -> dict:
         "grid_limits": list(GRID_LIMITS),
         "bench_shapes": [list(s) for s in shapes],
         "bench_shapes_source": source,
-        "bench_dtype": {d: str(bench_dtype(d)).removeprefix("torch.")
-                        for d in ("cpu", "cuda")},
+        "bench_dtype": {
+            d: str(bench_dtype(d)).removeprefix("torch.") for d in ("cpu", "cuda")
+        },
         # The kernel's own figures the decision memo weighs the verdict with.
         "compare_shapes": {
             d: [DESCRIPTOR.shape_text(s) for s in DESCRIPTOR.shapes_for("compare", d)]
@@ -146,20 +153,26 @@ def contract() -> dict:
         },
         "max_speedup": dict(DESCRIPTOR.max_speedup),
         "goals": [
-            {"regime": g.regime, "must": [_target(t) for t in g.must],
-             "stretch": [_target(t) for t in g.stretch]}
+            {
+                "regime": g.regime,
+                "must": [_target(t) for t in g.must],
+                "stretch": [_target(t) for t in g.stretch],
+            }
             for g in DESCRIPTOR.goals
         ],
-    }  # fmt: skip
+    }
 
 
 DESCRIPTOR_FILE = f"kernels/{DESCRIPTOR.name}.py"
 
 
 def _target(target) -> dict:
-    return {"metric": target.metric, "at_least": target.at_least,
-            "shape": dict(target.shape) if target.shape is not None else None,
-            "note": target.note}  # fmt: skip
+    return {
+        "metric": target.metric,
+        "at_least": target.at_least,
+        "shape": dict(target.shape) if target.shape is not None else None,
+        "note": target.note,
+    }
 
 
 # --------------------------------------------------------------------------
@@ -228,8 +241,12 @@ class Failure:
     detail: str
 
     def to_dict(self) -> dict:
-        return {"check": self.check, "case": self.case, "call": self.call,
-                "detail": self.detail}  # fmt: skip
+        return {
+            "check": self.check,
+            "case": self.case,
+            "call": self.call,
+            "detail": self.detail,
+        }
 
 
 def _launch_text(launches: list[dict]) -> str:
@@ -255,18 +272,20 @@ def judge_kernel_call(call, record, pristine, previous, interpreter) -> tuple:
     if raised and violations:
         check("grid-limits", f"{violations[0]}; the launch fails on a GPU")
         return failures, evaluated
-    if not check("completes", raised and f"raised {raised['type']}: "
-                 f"{_clip(raised['message'])}"):  # fmt: skip
+    if not check(
+        "completes", raised and f"raised {raised['type']}: {_clip(raised['message'])}"
+    ):
         return failures, evaluated
     check("grid-limits", violations and violations[0])
     shape, dtype = expected_meta(call, pristine)
     numel = math.prod(shape)
     if numel:
         own = [r for r in launches if r["own"]]
-        check("launches-kernel", not own and (
-            "launched no Triton kernel" if not launches else
-            f"launched only kernels defined elsewhere: {_launch_text(launches)}"
-        ))  # fmt: skip
+        elsewhere = f"launched only kernels defined elsewhere: {_launch_text(launches)}"
+        check(
+            "launches-kernel",
+            not own and ("launched no Triton kernel" if not launches else elsewhere),
+        )
     out = record["output"]
     meta_problem = None
     if not out["plain"]:
@@ -283,13 +302,17 @@ def judge_kernel_call(call, record, pristine, previous, interpreter) -> tuple:
         )
     if not check("output-type", meta_problem):
         return failures, evaluated
-    check("output-fresh", out["aliases"] and "the result shares memory with "
-          + " and ".join(out["aliases"]))  # fmt: skip
+    check(
+        "output-fresh",
+        out["aliases"]
+        and "the result shares memory with " + " and ".join(out["aliases"]),
+    )
     if call.mode != "values":
         return failures, evaluated
     changed = []
-    for name, before, after in zip(BOTH, pristine.bases, record["bases_after"],
-                                   strict=True):  # fmt: skip
+    for name, before, after in zip(
+        BOTH, pristine.bases, record["bases_after"], strict=True
+    ):
         if (count := bits_changed(before, after)) > 0:
             changed.append(f"{name}: {count} elements of its storage")
     check("inputs-unchanged", changed and "the call wrote to " + "; ".join(changed))
@@ -315,20 +338,40 @@ def judge_error_call(call, record) -> tuple:
     if raised is None:
         out = record.get("output", {})
         what = out.get("type", "value")
-        return [("error-type", f"{call.note}: returned a {what} instead of "
-                 f"raising {call.expect_error}")], 1  # fmt: skip
+        return [
+            (
+                "error-type",
+                f"{call.note}: returned a {what} instead of "
+                f"raising {call.expect_error}",
+            )
+        ], 1
     if call.expect_error not in raised["mro"]:
-        return [("error-type", f"{call.note}: raised {raised['type']}: "
-                 f"{_clip(raised['message'])}; the contract says "
-                 f"{call.expect_error}")], 1  # fmt: skip
+        return [
+            (
+                "error-type",
+                f"{call.note}: raised {raised['type']}: "
+                f"{_clip(raised['message'])}; the contract says "
+                f"{call.expect_error}",
+            )
+        ], 1
     if not names_argument(raised["message"], call.expect_names):
-        failures.append(("error-message", f"{call.note}: {raised['type']}("
-                         f"{_clip(raised['message'])!r}) does not name "
-                         + " or ".join(call.expect_names)))  # fmt: skip
+        failures.append(
+            (
+                "error-message",
+                f"{call.note}: {raised['type']}("
+                f"{_clip(raised['message'])!r}) does not name "
+                + " or ".join(call.expect_names),
+            )
+        )
     if record["launches"]:
-        failures.append(("validates-first", f"{call.note}: launched "
-                         f"{_launch_text(record['launches'])} before raising "
-                         f"{raised['type']}"))  # fmt: skip
+        failures.append(
+            (
+                "validates-first",
+                f"{call.note}: launched "
+                f"{_launch_text(record['launches'])} before raising "
+                f"{raised['type']}",
+            )
+        )
     return failures, 3
 
 
@@ -356,9 +399,12 @@ class ForkServer:
         env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scripts.qualify.worker", "--serve"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
             env=env,
-        )  # fmt: skip
+        )
         atexit.register(self.close)
 
     @classmethod
@@ -369,8 +415,11 @@ class ForkServer:
         return server
 
     def start(self, candidate: Path, work: Path, device: str) -> int:
-        request = {"candidate": str(candidate.resolve()), "workdir": str(work),
-                   "device": device}  # fmt: skip
+        request = {
+            "candidate": str(candidate.resolve()),
+            "workdir": str(work),
+            "device": device,
+        }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         reply = self.process.stdout.readline()
@@ -515,12 +564,18 @@ def run_cases(
 
 
 def _write_inputs(work: Path, selected: list[Case], built: list[list[Call]]) -> None:
-    plan = {"cases": [
-        {"name": case.name, "calls": [
-            {"mode": c.mode, "reuse": c.reuse, "out_nbytes": _out_nbytes(c)}
-            for c in calls
-        ]} for case, calls in zip(selected, built, strict=True)
-    ]}  # fmt: skip
+    plan = {
+        "cases": [
+            {
+                "name": case.name,
+                "calls": [
+                    {"mode": c.mode, "reuse": c.reuse, "out_nbytes": _out_nbytes(c)}
+                    for c in calls
+                ],
+            }
+            for case, calls in zip(selected, built, strict=True)
+        ]
+    }
     (work / "plan.json").write_text(json.dumps(plan))
     inputs = {
         case.name: [c.child_spec() for c in calls]
@@ -557,8 +612,10 @@ def _status(work: Path) -> dict:
 
 def _early_end(status: dict, exit_code: int, work: Path, in_case: bool) -> str:
     if status.get("stage") == "import":
-        return (f"importing the candidate raised {status['type']}: "
-                f"{_clip(status['message'])}")  # fmt: skip
+        return (
+            f"importing the candidate raised {status['type']}: "
+            f"{_clip(status['message'])}"
+        )
     where = "during this case" if in_case else "while importing the candidate"
     if exit_code < 0:
         how = f"was killed by signal {-exit_code} ({signal.Signals(-exit_code).name})"
@@ -605,8 +662,9 @@ def static_check(path: Path, text: str) -> None:
     try:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as exc:
-        raise HarnessError(f"{path}: syntax error on line {exc.lineno}: "
-                           f"{exc.msg}") from exc  # fmt: skip
+        raise HarnessError(
+            f"{path}: syntax error on line {exc.lineno}: {exc.msg}"
+        ) from exc
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if node.name == FUNCTION:
@@ -624,13 +682,23 @@ def static_check(path: Path, text: str) -> None:
 def software() -> dict:
     import triton
 
-    return {"python": platform.python_version(), "torch": torch.__version__,
-            "triton": triton.__version__}  # fmt: skip
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+    }
 
 
-def qualify(path, device: str = "cpu", *, collect_all: bool = False,
-            timeout_s: float | None = None, out=None, show_source: bool = True,
-            max_numel: int = INTERPRETER_MAX_NUMEL) -> dict:  # fmt: skip
+def qualify(
+    path,
+    device: str = "cpu",
+    *,
+    collect_all: bool = False,
+    timeout_s: float | None = None,
+    out=None,
+    show_source: bool = True,
+    max_numel: int = INTERPRETER_MAX_NUMEL,
+) -> dict:
     """Qualify one candidate file; returns the verdict as a dict (the same
     one --json writes). Prints to `out` (None: silent). On the CPU, cases
     with more than `max_numel` elements per input get their launch checked
@@ -640,16 +708,25 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
     say = (lambda *a: print(*a, file=out, flush=True)) if out else (lambda *a: None)
     started = time.monotonic()
     verdict = {
-        "schema_version": SCHEMA_VERSION, "record": "verdict",
+        "schema_version": SCHEMA_VERSION,
+        "record": "verdict",
         "candidate": display_path(path),
-        "sha256": None, "device": device,
+        "sha256": None,
+        "device": device,
         "backend": "triton-interpreter" if device == "cpu" else "gpu",
         "interpreter_max_numel": max_numel if device == "cpu" else None,
-        "software": software(), "mode": "all" if collect_all else "first-failure",
-        "status": None, "exit_code": None, "first_failure": None,
-        "harness_error": None, "cases": [], "failed_checks": [],
-        "counts": None, "printed": None, "contract": contract(),
-    }  # fmt: skip
+        "software": software(),
+        "mode": "all" if collect_all else "first-failure",
+        "status": None,
+        "exit_code": None,
+        "first_failure": None,
+        "harness_error": None,
+        "cases": [],
+        "failed_checks": [],
+        "counts": None,
+        "printed": None,
+        "contract": contract(),
+    }
     try:
         if not path.is_file():
             raise HarnessError(f"no such file: {path}")
@@ -669,12 +746,20 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
         static_check(path, text)
         selected = cases()
         n_kernel = sum(c.kind == "kernel" for c in selected)
-        say(f"device:    {device} ("
-            + ("Triton interpreter: values for these inputs, not speed"
-               if device == "cpu" else "GPU") + ")")  # fmt: skip
-        say(f"running {n_kernel} kernel cases and {len(selected) - n_kernel} "
+        say(
+            f"device:    {device} ("
+            + (
+                "Triton interpreter: values for these inputs, not speed"
+                if device == "cpu"
+                else "GPU"
+            )
+            + ")"
+        )
+        say(
+            f"running {n_kernel} kernel cases and {len(selected) - n_kernel} "
             f"unsupported-input cases in a separate process, at most "
-            f"{timeout_s:g} s per case")  # fmt: skip
+            f"{timeout_s:g} s per case"
+        )
         say("")
 
         def report(case_result: CaseResult) -> None:
@@ -683,12 +768,18 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
             say(case_line(entry))
 
         results, child_cpu_s = run_cases(
-            path, device, selected, collect_all=collect_all,
-            timeout_s=timeout_s, report=report, max_numel=max_numel,
-        )  # fmt: skip
+            path,
+            device,
+            selected,
+            collect_all=collect_all,
+            timeout_s=timeout_s,
+            report=report,
+            max_numel=max_numel,
+        )
     except HarnessError as exc:
-        verdict.update(status="harness-error", exit_code=EXIT_HARNESS,
-                       harness_error=str(exc))  # fmt: skip
+        verdict.update(
+            status="harness-error", exit_code=EXIT_HARNESS, harness_error=str(exc)
+        )
         say(f"harness error: {exc}")
         verdict["elapsed_s"] = round(time.monotonic() - started, 2)
         verdict["child_cpu_s"] = None
@@ -699,11 +790,15 @@ def qualify(path, device: str = "cpu", *, collect_all: bool = False,
         entry["mode"] = r.case.mode_on(device, max_numel)
         entry["printed"] = case_line(entry)
     failures = [f for r in results for f in r.failures]
-    verdict["failed_checks"] = sorted({f.check for f in failures},
-                                      key=CHECK_ORDER.index)  # fmt: skip
+    verdict["failed_checks"] = sorted(
+        {f.check for f in failures}, key=CHECK_ORDER.index
+    )
     if failures:
-        verdict.update(status="rejected", exit_code=EXIT_REJECTED,
-                       first_failure=failures[0].to_dict())  # fmt: skip
+        verdict.update(
+            status="rejected",
+            exit_code=EXIT_REJECTED,
+            first_failure=failures[0].to_dict(),
+        )
     else:
         verdict.update(status="qualified", exit_code=EXIT_QUALIFIED)
     verdict["counts"] = {
@@ -738,15 +833,19 @@ def case_line(entry: dict) -> str:
 def verdict_line(verdict: dict) -> str:
     if verdict["status"] == "qualified":
         c = verdict["counts"]
-        return (f"verdict: QUALIFIED: {c['kernel_cases']} kernel cases and "
-                f"{c['unsupported_cases']} unsupported-input cases, "
-                f"{c['checks']} checks, all passed")  # fmt: skip
+        return (
+            f"verdict: QUALIFIED: {c['kernel_cases']} kernel cases and "
+            f"{c['unsupported_cases']} unsupported-input cases, "
+            f"{c['checks']} checks, all passed"
+        )
     if verdict["status"] == "harness-error":
         return f"verdict: HARNESS ERROR: {verdict['harness_error']}"
     first = verdict["first_failure"]
     where = f", call {first['call']}" if first["call"] else ""
-    return (f"verdict: REJECTED: check {first['check']} failed on case "
-            f"{first['case']}{where}: {first['detail']}")  # fmt: skip
+    return (
+        f"verdict: REJECTED: check {first['check']} failed on case "
+        f"{first['case']}{where}: {first['detail']}"
+    )
 
 
 def write_verdict(verdict: dict, out: str | Path) -> Path:

@@ -112,9 +112,13 @@ CORPUS_TIMEOUT_S = 5.0  # per case; the hanging candidate costs this much
 
 
 def qualify_for_corpus(path: str) -> dict:
-    return evaluator.qualify(ROOT / path, "cpu", collect_all=True,
-                             timeout_s=CORPUS_TIMEOUT_S,
-                             max_numel=CORPUS_MAX_NUMEL)  # fmt: skip
+    return evaluator.qualify(
+        ROOT / path,
+        "cpu",
+        collect_all=True,
+        timeout_s=CORPUS_TIMEOUT_S,
+        max_numel=CORPUS_MAX_NUMEL,
+    )
 
 
 def kill_matrix(

@@ -117,8 +117,9 @@ def install_launch_hooks(log: LaunchLog) -> None:
     for cls, interpreted in kernel_classes:
         original = cls.run
 
-        def run(self, *args, grid, warmup, _original=original, _interp=interpreted,
-                **kwargs):  # fmt: skip
+        def run(
+            self, *args, grid, warmup, _original=original, _interp=interpreted, **kwargs
+        ):
             if warmup:
                 return _original(self, *args, grid=grid, warmup=warmup, **kwargs)
             record = log.start(self)
@@ -268,9 +269,12 @@ class CaseRunner:
         if not isinstance(out, torch.Tensor):
             return info
         info.update(
-            shape=list(out.shape), dtype=str(out.dtype), device=str(out.device),
-            contiguous=out.is_contiguous(), aliases=[],
-        )  # fmt: skip
+            shape=list(out.shape),
+            dtype=str(out.dtype),
+            device=str(out.device),
+            contiguous=out.is_contiguous(),
+            aliases=[],
+        )
         span = storage_range(out)
         for name, tensor in zip(("x", "residual"), tensors, strict=True):
             if isinstance(tensor, torch.Tensor) and overlaps(
@@ -379,8 +383,10 @@ def serve() -> None:
                 os._exit(code)
         print(json.dumps({"pid": pid}), flush=True)
         _, status = os.waitpid(pid, 0)
-        print(json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}),
-              flush=True)  # fmt: skip
+        print(
+            json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -100,14 +100,14 @@ def case_table(kind: str = "kernel") -> str:
         [c["number"], f"`{c['name']}`", c["inputs"], c["catches"],
          c["mode"]["cpu"], c["mode"]["cuda"]]
         for c in _cases(kind)
-    ]  # fmt: skip
+    ]
     header = ["#", "case", "inputs", "exposes", "CPU (interpreter)", "GPU"]
     return _table(header, rows)
 
 
 def launch_only_cases_text() -> str:
     names = [f"`{c['name']}`" for c in _cases("kernel")
-             if c["mode"]["cpu"] == "launch only"]  # fmt: skip
+             if c["mode"]["cpu"] == "launch only"]
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
@@ -156,14 +156,14 @@ def printed_failure(name: str) -> str:
     passed = [c for c in verdict["cases"] if c["result"] == "pass"]
     if passed:
         lines.append(f"  ({len(passed)} cases passed: {passed[0]['name']} … "
-                     f"{passed[-1]['name']})")  # fmt: skip
+                     f"{passed[-1]['name']})")
     for entry in verdict["cases"]:
         if entry["result"] == "fail":
             lines.append(entry["printed"])
     not_run = sum(c["result"] == "not run" for c in verdict["cases"])
     if not_run:
         lines.append(f"  ({not_run} cases not run: the evaluator stops at the "
-                     "first failing case unless given --all)")  # fmt: skip
+                     "first failing case unless given --all)")
     lines += ["", verdict["printed"]["verdict"]]
     return _fence(lines)
 
@@ -182,12 +182,12 @@ def verdict_summary(name: str) -> str:
         return (f"**qualified**: {c['kernel_cases']} kernel cases and "
                 f"{c['unsupported_cases']} unsupported-input cases, {c['calls']} "
                 f"calls and {c['checks']} checks, all passed, in "
-                f"{v['elapsed_s']:g} s of wall time on {where}")  # fmt: skip
+                f"{v['elapsed_s']:g} s of wall time on {where}")
     if v["status"] == "harness-error":
         return f"**harness error**: {cell(v['harness_error'])}"
     first = v["first_failure"]
     return (f"**{v['status']}**: check `{first['check']}` failed first, on case "
-            f"`{first['case']}`, on {where}")  # fmt: skip
+            f"`{first['case']}`, on {where}")
 
 
 def sha_text(name: str) -> str:
@@ -315,7 +315,7 @@ def _by_shape(data: dict) -> list[dict]:
         group = groups.setdefault(key, {
             "shape": key, "dtype": row["dtype"],
             "bytes_moved": row["bytes_moved"], "providers": {},
-        })  # fmt: skip
+        })
         group["providers"][row["provider"]] = row
     return list(groups.values())
 
@@ -407,7 +407,7 @@ def _gpu_recommendation(gpu: dict) -> str:
         best = min(p["eager"]["median_ms"], p["compile"]["median_ms"])
         ratios.append((group["shape"], best / p["triton"]["median_ms"]))
     lines = [f"- {shape}: R = min(eager, compile) / custom = {r:.3f}"
-             for shape, r in ratios]  # fmt: skip
+             for shape, r in ratios]
     if all(r >= 1.0 for _, r in ratios):
         head = "**Use the custom kernel: it is at least as fast as both baselines"
         head += " at every shape measured.**"
@@ -434,7 +434,7 @@ def memo_identity() -> str:
          f"`{verdict['sha256']}` ({match(verdict['sha256'])})"],
         ["qualified with", f"Python {soft['python']}, torch {soft['torch']}, "
          f"Triton {soft['triton']}, {verdict['backend']}"],
-    ]  # fmt: skip
+    ]
     data = _comparison()
     if data is None:
         rows.append(["compared with", "not measured yet"])
@@ -446,7 +446,7 @@ def memo_identity() -> str:
             "compared with",
             f"commit `{str(identity['commit'])[:7]}`{dirty}, kernel sha256 "
             f"`{sha[:16]}…` ({match(sha)}), {cell(data['device']['name'])}",
-        ])  # fmt: skip
+        ])
     if not ARTIFACT_FILE.is_file():
         rows.append(["compiled artifact", "not built yet"])
     else:
@@ -457,7 +457,7 @@ def memo_identity() -> str:
             f"Triton {artifact['triton_version']}, built from sha256 "
             f"`{artifact['source_sha256'][:16]}…` "
             f"({match(artifact['source_sha256'])})",
-        ])  # fmt: skip
+        ])
         for build in artifact["builds"]:
             rows.append([f"cubin `{build['build']}`", f"`{build['cubin_sha256']}`"])
     return _table(["what", "identity"], rows)
@@ -485,7 +485,7 @@ def memo_correctness() -> str:
         "at the same time (the interpreter runs them one by one), memory errors "
         "a GPU would fault on (Compute Sanitizer has not run), and values on a "
         "GPU (the qualification has not run with `--device cuda`).\n"
-    )  # fmt: skip
+    )
 
 
 def memo_timing_boundary() -> str:
@@ -547,7 +547,7 @@ def memo_results_caption() -> str:
 
 def _spread(row: dict) -> str:
     return (f"{format_ms(row['median_ms'])} ({format_ms(row['p20_ms'])}"
-            f" – {format_ms(row['p80_ms'])})")  # fmt: skip
+            f" – {format_ms(row['p80_ms'])})")
 
 
 def _correct(row: dict) -> bool:
@@ -562,7 +562,7 @@ def memo_results() -> str:
     for group in _by_shape(data):
         p = group["providers"]
         first = ", ".join(format_ms(p[n]["first_call_ms"]) for n in ("eager", "compile")
-                          if p.get(n, {}).get("first_call_ms") is not None)  # fmt: skip
+                          if p.get(n, {}).get("first_call_ms") is not None)
         winner, ratio = _faster(group)
         ok = _correct(p["eager"]) and _correct(p["compile"])
         custom = p.get("triton")
@@ -577,10 +577,10 @@ def memo_results() -> str:
             _spread(p["eager"]), _spread(p["compile"]), first,
             f"{winner} by {ratio:.2f}×" + ("" if ok else " (**a provider was wrong**)"),
             custom_text,
-        ])  # fmt: skip
+        ])
     header = ["shape", "bytes moved", "eager", "torch.compile",
               "first call (eager, compile)", "faster baseline",
-              "custom kernel"]  # fmt: skip
+              "custom kernel"]
     return _table(header, rows)
 
 
@@ -592,7 +592,7 @@ def memo_rounds() -> str:
     out = []
     for group in _by_shape(data):
         out.append(f"**{group['shape']}** (µs; each line is one round, in the order "
-                   "taken)\n")  # fmt: skip
+                   "taken)\n")
         out.append("| provider | round | samples |")
         out.append("| --- | --- | --- |")
         for name, row in group["providers"].items():

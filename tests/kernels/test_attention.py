@@ -232,10 +232,18 @@ def _bad_inputs(device):
 
 
 BAD_IDS = [
-    "q-not-a-tensor", "v-not-a-tensor", "q-float64", "k-int32",
-    "v-dtype-mismatch", "q-3d", "k-shape-mismatch", "v-device-mismatch",
-    "q-head-dim-8", "q-head-dim-160", "causal-not-bool",
-]  # fmt: skip
+    "q-not-a-tensor",
+    "v-not-a-tensor",
+    "q-float64",
+    "k-int32",
+    "v-dtype-mismatch",
+    "q-3d",
+    "k-shape-mismatch",
+    "v-device-mismatch",
+    "q-head-dim-8",
+    "q-head-dim-160",
+    "causal-not-bool",
+]
 
 
 class _NoLaunch:
@@ -270,9 +278,16 @@ def test_napkin_math():
 
 @triton.jit
 def _attention_without_rescale_kernel(
-    q_ptr, k_ptr, v_ptr, out_ptr, S, qk_scale,
-    D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-):  # fmt: skip
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    out_ptr,
+    S,
+    qk_scale,
+    D: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, D)

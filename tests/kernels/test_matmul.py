@@ -196,10 +196,18 @@ def _bad_inputs(device):
 
 
 BAD_IDS = [
-    "a-not-a-tensor", "b-not-a-tensor", "a-1d", "b-3d", "a-float64",
-    "b-int32", "dtype-mismatch", "inner-dims-differ", "device-mismatch",
-    "a-too-large", "output-too-large",
-]  # fmt: skip
+    "a-not-a-tensor",
+    "b-not-a-tensor",
+    "a-1d",
+    "b-3d",
+    "a-float64",
+    "b-int32",
+    "dtype-mismatch",
+    "inner-dims-differ",
+    "device-mismatch",
+    "a-too-large",
+    "output-too-large",
+]
 
 
 class _NoLaunch:
@@ -237,9 +245,18 @@ def test_configs_are_fixed_and_wgmma_shaped():
 
 @triton.jit
 def _matmul_without_k_mask_kernel(
-    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-):  # fmt: skip
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_bk,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     tiles_n = tl.cdiv(N, BLOCK_N)
     offs_m = tl.program_id(0) // tiles_n * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(0) % tiles_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -264,9 +281,18 @@ def _broken_without_k_mask(a, b):
     c = torch.empty((M, N), dtype=a.dtype, device=a.device)
     grid = (triton.cdiv(M, 16) * triton.cdiv(N, 16),)
     _matmul_without_k_mask_kernel[grid](
-        a, b, c, M, N, K, a.stride(0), b.stride(0),
-        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16,
-    )  # fmt: skip
+        a,
+        b,
+        c,
+        M,
+        N,
+        K,
+        a.stride(0),
+        b.stride(0),
+        BLOCK_M=16,
+        BLOCK_N=16,
+        BLOCK_K=16,
+    )
     return c
 
 

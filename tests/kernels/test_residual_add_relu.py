@@ -108,9 +108,14 @@ def _layouts(device):
 
 @pytest.mark.parametrize(
     "layout",
-    ["x-transposed", "both-transposed", "storage-offset", "stepped-slice",
-     "expanded-row"],
-)  # fmt: skip
+    [
+        "x-transposed",
+        "both-transposed",
+        "storage-offset",
+        "stepped-slice",
+        "expanded-row",
+    ],
+)
 def test_non_contiguous_inputs(layout, device):
     x, r = _layouts(device)[layout]
     check(rar.residual_add_relu, x, r)
@@ -158,10 +163,15 @@ def _bad_inputs(device):
 
 
 BAD_IDS = [
-    "x-not-a-tensor", "residual-not-a-tensor", "shape-mismatch",
-    "dtype-mismatch", "x-float64", "x-int32", "residual-bool",
+    "x-not-a-tensor",
+    "residual-not-a-tensor",
+    "shape-mismatch",
+    "dtype-mismatch",
+    "x-float64",
+    "x-int32",
+    "residual-bool",
     "device-mismatch",
-]  # fmt: skip
+]
 
 
 class _NoLaunch:

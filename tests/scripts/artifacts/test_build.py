@@ -254,8 +254,12 @@ def test_builder_rebuilds_the_add_kernel_identically(tmp_path):
     command = [sys.executable, "-m", "scripts.artifacts", "residual_add_relu"]
     run = subprocess.run(
         [*command, "--out", str(tmp_path)],
-        cwd=artifacts.ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=artifacts.ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     fresh = artifacts.load_artifact("residual_add_relu", tmp_path)
     committed = artifacts.load_artifact("residual_add_relu")
@@ -285,8 +289,11 @@ def test_unknown_kernel_name_is_rejected(capsys):
 def test_command_line_answers_without_a_traceback(args, status, stream, words):
     run = subprocess.run(
         [sys.executable, "-m", "scripts.artifacts", *args],
-        cwd=artifacts.ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=artifacts.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == status, run.stderr
     assert words in getattr(run, stream)
     assert "Traceback" not in run.stderr

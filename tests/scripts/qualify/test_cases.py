@@ -47,8 +47,9 @@ def test_inputs_are_the_shared_nonzero_values():
     """The cases draw from kernels.inputs: the same values the page's
     snippet shows, so the committed verdicts stay valid."""
     made = cases.random_values((5, 7), torch.float16, 11, True)
-    assert torch.equal(made, nonzero_randn((5, 7), torch.float16, seed=11,
-                                           positive=True))  # fmt: skip
+    assert torch.equal(
+        made, nonzero_randn((5, 7), torch.float16, seed=11, positive=True)
+    )
     assert torch.equal(made, adversarial.random_values((5, 7), torch.float16, 11, True))
 
 
@@ -66,5 +67,8 @@ def test_only_cases_too_large_for_the_interpreter_are_launch_only():
             sizes = [math.prod(c.x["size"]) for c in calls if c.x]
             assert max(sizes, default=0) <= limit, case.name
         assert case.mode_on("cuda") == "values", case.name  # never built here
-    assert launch_only == ["programs-past-65535", "bench-32768x4096",
-                           "bench-50021x4099"]  # fmt: skip
+    assert launch_only == [
+        "programs-past-65535",
+        "bench-32768x4096",
+        "bench-50021x4099",
+    ]

@@ -84,13 +84,14 @@ def test_function_that_is_not_callable_is_a_harness_error(tmp_path):
 
 def test_an_import_that_raises_is_a_rejection(tmp_path):
     path = write(
-        tmp_path, "imports.py",
+        tmp_path,
+        "imports.py",
         """
         import no_such_module_anywhere
         def residual_add_relu(x, residual):
             return x
         """,
-    )  # fmt: skip
+    )
     verdict = evaluator.qualify(path, timeout_s=CORPUS_TIMEOUT_S)
     assert verdict["exit_code"] == 1
     assert verdict["first_failure"]["check"] == "completes"
@@ -119,14 +120,15 @@ def test_a_crash_is_a_rejection_naming_the_case(tmp_path, body, expected):
 
 def test_a_hang_while_importing_is_a_rejection(tmp_path):
     path = write(
-        tmp_path, "slow.py",
+        tmp_path,
+        "slow.py",
         """
         import time
         time.sleep(60)
         def residual_add_relu(x, residual):
             return x
         """,
-    )  # fmt: skip
+    )
     verdict = evaluator.qualify(path, timeout_s=1.0)
     assert verdict["status"] == "rejected"
     assert "importing the candidate" in verdict["first_failure"]["detail"]
@@ -147,7 +149,10 @@ def test_the_command_line_runs_as_a_module():
 
     done = subprocess.run(
         [sys.executable, "-m", "scripts.qualify", "--help"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0
     assert "python -m scripts.qualify" in done.stdout and "--json" in done.stdout

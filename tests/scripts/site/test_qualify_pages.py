@@ -43,7 +43,7 @@ def test_the_page_module_imports_neither_torch_nor_the_evaluator():
         "'triton') or m.startswith('scripts.qualify')]; print(bad)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                          text=True, cwd=results.ROOT, timeout=120)  # fmt: skip
+                          text=True, cwd=results.ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
@@ -94,7 +94,7 @@ def test_gpu_recommendation_follows_the_ratio():
              "shape_text": "8×8", "dtype": "bfloat16", "bytes_moved": 384,
              "provider": name, "median_ms": value}
             for name, value in medians.items()
-        ]  # fmt: skip
+        ]
         return {"rows": rows}
 
     slower = pages._gpu_recommendation(data(2.0, 1.0, 1.25))
@@ -139,7 +139,7 @@ def test_memo_reads_a_device_comparison_when_one_is_committed(
             compiled = next(
                 r for r in gpu["rows"]
                 if r["provider"] == "compile" and r["shape_text"] == row["shape_text"]
-            )  # fmt: skip
+            )
             row.update({k: v for k, v in compiled.items() if k != "provider"})
             row["median_ms"] *= 2  # slower than compile
     monkeypatch.setattr(pages, "_device_comparison", lambda: gpu)

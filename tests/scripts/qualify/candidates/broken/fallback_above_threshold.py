@@ -34,8 +34,9 @@ def _validate(x, residual):
     if x.dtype != residual.dtype:
         raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
     if x.shape != residual.shape:
-        raise ValueError(f"residual has shape {tuple(residual.shape)}, x has "
-                         f"{tuple(x.shape)}")  # fmt: skip
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
 

@@ -16,8 +16,9 @@ BLOCK_SIZE = 1024
 
 
 @triton.jit
-def flagged_kernel(x_ptr, residual_ptr, out_ptr, flag_ptr, n_elements,
-                   BLOCK_SIZE: tl.constexpr):  # fmt: skip
+def flagged_kernel(
+    x_ptr, residual_ptr, out_ptr, flag_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
     pid = tl.program_id(0)
     offs = pid.to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements
@@ -41,8 +42,9 @@ def _validate(x, residual):
     if x.dtype != residual.dtype:
         raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
     if x.shape != residual.shape:
-        raise ValueError(f"residual has shape {tuple(residual.shape)}, x has "
-                         f"{tuple(x.shape)}")  # fmt: skip
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
 

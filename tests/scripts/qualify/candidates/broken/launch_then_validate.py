@@ -31,8 +31,9 @@ def residual_add_relu(x, residual):
         if value.dtype not in (torch.float32, torch.float16, torch.bfloat16):
             raise TypeError(f"{name} has unsupported dtype {value.dtype}")
     if x.shape != residual.shape:
-        raise ValueError(f"residual has shape {tuple(residual.shape)}, x has "
-                         f"{tuple(x.shape)}")  # fmt: skip
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
     x, residual = x.contiguous(), residual.contiguous()

@@ -17,9 +17,15 @@ _calls = [0]
 
 
 @triton.jit
-def stochastic_kernel(x_ptr, residual_ptr, out_ptr, n_elements, seed,
-                      ROUND_RANDOMLY: tl.constexpr,
-                      BLOCK_SIZE: tl.constexpr):  # fmt: skip
+def stochastic_kernel(
+    x_ptr,
+    residual_ptr,
+    out_ptr,
+    n_elements,
+    seed,
+    ROUND_RANDOMLY: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+):
     offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements
     x = tl.load(x_ptr + offs, mask=mask)
@@ -45,8 +51,9 @@ def _validate(x, residual):
     if x.dtype != residual.dtype:
         raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
     if x.shape != residual.shape:
-        raise ValueError(f"residual has shape {tuple(residual.shape)}, x has "
-                         f"{tuple(x.shape)}")  # fmt: skip
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
 
@@ -60,7 +67,12 @@ def residual_add_relu(x, residual):
         _calls[0] += 1
         grid = (triton.cdiv(n, BLOCK_SIZE),)
         stochastic_kernel[grid](
-            x, residual, out, n, _calls[0],
-            ROUND_RANDOMLY=x.dtype == torch.bfloat16, BLOCK_SIZE=BLOCK_SIZE,
-        )  # fmt: skip
+            x,
+            residual,
+            out,
+            n,
+            _calls[0],
+            ROUND_RANDOMLY=x.dtype == torch.bfloat16,
+            BLOCK_SIZE=BLOCK_SIZE,
+        )
     return out

@@ -15,8 +15,9 @@ MAX_PROGRAMS = 64
 
 
 @triton.jit
-def persistent_kernel(x_ptr, residual_ptr, out_ptr, n_elements, n_blocks,
-                      BLOCK_SIZE: tl.constexpr):  # fmt: skip
+def persistent_kernel(
+    x_ptr, residual_ptr, out_ptr, n_elements, n_blocks, BLOCK_SIZE: tl.constexpr
+):
     # Program p handles blocks p, p + P, p + 2P, ... until none remain.
     for block in range(tl.program_id(0), n_blocks, tl.num_programs(0)):
         # (block * BLOCK_SIZE fits in int32: the launcher allows n < 2**31.)
@@ -38,8 +39,9 @@ def _validate(x, residual):
     if x.dtype != residual.dtype:
         raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
     if x.shape != residual.shape:
-        raise ValueError(f"residual has shape {tuple(residual.shape)}, x has "
-                         f"{tuple(x.shape)}")  # fmt: skip
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
 

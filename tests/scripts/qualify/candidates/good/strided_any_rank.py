@@ -16,10 +16,24 @@ MAX_RANK = 4
 
 
 @triton.jit
-def strided_kernel(x_ptr, residual_ptr, out_ptr, n_elements,
-                   size1, size2, size3,
-                   xs0, xs1, xs2, xs3, rs0, rs1, rs2, rs3,
-                   BLOCK_SIZE: tl.constexpr):  # fmt: skip
+def strided_kernel(
+    x_ptr,
+    residual_ptr,
+    out_ptr,
+    n_elements,
+    size1,
+    size2,
+    size3,
+    xs0,
+    xs1,
+    xs2,
+    xs3,
+    rs0,
+    rs1,
+    rs2,
+    rs3,
+    BLOCK_SIZE: tl.constexpr,
+):
     offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements
     # Row-major index -> coordinates (i0, i1, i2, i3).
@@ -49,8 +63,9 @@ def _validate(x, residual):
     if x.dtype != residual.dtype:
         raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
     if x.shape != residual.shape:
-        raise ValueError(f"residual has shape {tuple(residual.shape)}, x has "
-                         f"{tuple(x.shape)}")  # fmt: skip
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
 
@@ -68,8 +83,15 @@ def residual_add_relu(x, residual):
     sizes = _padded(x.shape, 1)
     grid = (triton.cdiv(n, BLOCK_SIZE),)
     strided_kernel[grid](
-        x, residual, out, n, sizes[1], sizes[2], sizes[3],
-        *_padded(x.stride(), 0), *_padded(residual.stride(), 0),
+        x,
+        residual,
+        out,
+        n,
+        sizes[1],
+        sizes[2],
+        sizes[3],
+        *_padded(x.stride(), 0),
+        *_padded(residual.stride(), 0),
         BLOCK_SIZE=BLOCK_SIZE,
-    )  # fmt: skip
+    )
     return out
