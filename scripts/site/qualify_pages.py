@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scripts import results
-from scripts.site.tables import cell, markdown_table
+from snippets.tables import cell, markdown_table
 
 ROOT = results.ROOT
 QUALIFY_DIR = results.RESULTS_DIR / "qualify"
@@ -97,8 +97,14 @@ def check_table() -> str:
 def case_table(kind: str = "kernel") -> str:
     """The case list as Markdown, numbered in the order the evaluator runs."""
     rows = [
-        [c["number"], f"`{c['name']}`", c["inputs"], c["catches"],
-         c["mode"]["cpu"], c["mode"]["cuda"]]
+        [
+            c["number"],
+            f"`{c['name']}`",
+            c["inputs"],
+            c["catches"],
+            c["mode"]["cpu"],
+            c["mode"]["cuda"],
+        ]
         for c in _cases(kind)
     ]
     header = ["#", "case", "inputs", "exposes", "CPU (interpreter)", "GPU"]
@@ -106,8 +112,9 @@ def case_table(kind: str = "kernel") -> str:
 
 
 def launch_only_cases_text() -> str:
-    names = [f"`{c['name']}`" for c in _cases("kernel")
-             if c["mode"]["cpu"] == "launch only"]
+    names = [
+        f"`{c['name']}`" for c in _cases("kernel") if c["mode"]["cpu"] == "launch only"
+    ]
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
@@ -155,15 +162,19 @@ def printed_failure(name: str) -> str:
     lines = []
     passed = [c for c in verdict["cases"] if c["result"] == "pass"]
     if passed:
-        lines.append(f"  ({len(passed)} cases passed: {passed[0]['name']} … "
-                     f"{passed[-1]['name']})")
+        lines.append(
+            f"  ({len(passed)} cases passed: {passed[0]['name']} … "
+            f"{passed[-1]['name']})"
+        )
     for entry in verdict["cases"]:
         if entry["result"] == "fail":
             lines.append(entry["printed"])
     not_run = sum(c["result"] == "not run" for c in verdict["cases"])
     if not_run:
-        lines.append(f"  ({not_run} cases not run: the evaluator stops at the "
-                     "first failing case unless given --all)")
+        lines.append(
+            f"  ({not_run} cases not run: the evaluator stops at the "
+            "first failing case unless given --all)"
+        )
     lines += ["", verdict["printed"]["verdict"]]
     return _fence(lines)
 
@@ -179,15 +190,19 @@ def verdict_summary(name: str) -> str:
         )
     if v["status"] == "qualified":
         c = v["counts"]
-        return (f"**qualified**: {c['kernel_cases']} kernel cases and "
-                f"{c['unsupported_cases']} unsupported-input cases, {c['calls']} "
-                f"calls and {c['checks']} checks, all passed, in "
-                f"{v['elapsed_s']:g} s of wall time on {where}")
+        return (
+            f"**qualified**: {c['kernel_cases']} kernel cases and "
+            f"{c['unsupported_cases']} unsupported-input cases, {c['calls']} "
+            f"calls and {c['checks']} checks, all passed, in "
+            f"{v['elapsed_s']:g} s of wall time on {where}"
+        )
     if v["status"] == "harness-error":
         return f"**harness error**: {cell(v['harness_error'])}"
     first = v["first_failure"]
-    return (f"**{v['status']}**: check `{first['check']}` failed first, on case "
-            f"`{first['case']}`, on {where}")
+    return (
+        f"**{v['status']}**: check `{first['check']}` failed first, on case "
+        f"`{first['case']}`, on {where}"
+    )
 
 
 def sha_text(name: str) -> str:
@@ -312,10 +327,15 @@ def _by_shape(data: dict) -> list[dict]:
         if row["kernel"] != KERNEL:
             continue
         key = _shape(row)
-        group = groups.setdefault(key, {
-            "shape": key, "dtype": row["dtype"],
-            "bytes_moved": row["bytes_moved"], "providers": {},
-        })
+        group = groups.setdefault(
+            key,
+            {
+                "shape": key,
+                "dtype": row["dtype"],
+                "bytes_moved": row["bytes_moved"],
+                "providers": {},
+            },
+        )
         group["providers"][row["provider"]] = row
     return list(groups.values())
 
@@ -406,8 +426,9 @@ def _gpu_recommendation(gpu: dict) -> str:
         p = group["providers"]
         best = min(p["eager"]["median_ms"], p["compile"]["median_ms"])
         ratios.append((group["shape"], best / p["triton"]["median_ms"]))
-    lines = [f"- {shape}: R = min(eager, compile) / custom = {r:.3f}"
-             for shape, r in ratios]
+    lines = [
+        f"- {shape}: R = min(eager, compile) / custom = {r:.3f}" for shape, r in ratios
+    ]
     if all(r >= 1.0 for _, r in ratios):
         head = "**Use the custom kernel: it is at least as fast as both baselines"
         head += " at every shape measured.**"
@@ -430,10 +451,15 @@ def memo_identity() -> str:
     soft = verdict["software"]
     rows = [
         ["kernel source", f"`{kernel_file}`"],
-        ["source sha256 qualified",
-         f"`{verdict['sha256']}` ({match(verdict['sha256'])})"],
-        ["qualified with", f"Python {soft['python']}, torch {soft['torch']}, "
-         f"Triton {soft['triton']}, {verdict['backend']}"],
+        [
+            "source sha256 qualified",
+            f"`{verdict['sha256']}` ({match(verdict['sha256'])})",
+        ],
+        [
+            "qualified with",
+            f"Python {soft['python']}, torch {soft['torch']}, "
+            f"Triton {soft['triton']}, {verdict['backend']}",
+        ],
     ]
     data = _comparison()
     if data is None:
@@ -442,22 +468,26 @@ def memo_identity() -> str:
         identity = data["identity"]
         sha = data["kernels"][KERNEL]["sources"].get(kernel_file, "")
         dirty = " (uncommitted changes)" if identity.get("dirty") else ""
-        rows.append([
-            "compared with",
-            f"commit `{str(identity['commit'])[:7]}`{dirty}, kernel sha256 "
-            f"`{sha[:16]}…` ({match(sha)}), {cell(data['device']['name'])}",
-        ])
+        rows.append(
+            [
+                "compared with",
+                f"commit `{str(identity['commit'])[:7]}`{dirty}, kernel sha256 "
+                f"`{sha[:16]}…` ({match(sha)}), {cell(data['device']['name'])}",
+            ]
+        )
     if not ARTIFACT_FILE.is_file():
         rows.append(["compiled artifact", "not built yet"])
     else:
         artifact = results.read("artifact", ARTIFACT_FILE).data
-        rows.append([
-            "compiled artifact",
-            f"`results/artifacts/{ARTIFACT_FILE.name}`: {artifact['target']}, "
-            f"Triton {artifact['triton_version']}, built from sha256 "
-            f"`{artifact['source_sha256'][:16]}…` "
-            f"({match(artifact['source_sha256'])})",
-        ])
+        rows.append(
+            [
+                "compiled artifact",
+                f"`results/artifacts/{ARTIFACT_FILE.name}`: {artifact['target']}, "
+                f"Triton {artifact['triton_version']}, built from sha256 "
+                f"`{artifact['source_sha256'][:16]}…` "
+                f"({match(artifact['source_sha256'])})",
+            ]
+        )
         for build in artifact["builds"]:
             rows.append([f"cubin `{build['build']}`", f"`{build['cubin_sha256']}`"])
     return _table(["what", "identity"], rows)
@@ -546,8 +576,10 @@ def memo_results_caption() -> str:
 
 
 def _spread(row: dict) -> str:
-    return (f"{format_ms(row['median_ms'])} ({format_ms(row['p20_ms'])}"
-            f" – {format_ms(row['p80_ms'])})")
+    return (
+        f"{format_ms(row['median_ms'])} ({format_ms(row['p20_ms'])}"
+        f" – {format_ms(row['p80_ms'])})"
+    )
 
 
 def _correct(row: dict) -> bool:
@@ -561,8 +593,11 @@ def memo_results() -> str:
     rows = []
     for group in _by_shape(data):
         p = group["providers"]
-        first = ", ".join(format_ms(p[n]["first_call_ms"]) for n in ("eager", "compile")
-                          if p.get(n, {}).get("first_call_ms") is not None)
+        first = ", ".join(
+            format_ms(p[n]["first_call_ms"])
+            for n in ("eager", "compile")
+            if p.get(n, {}).get("first_call_ms") is not None
+        )
         winner, ratio = _faster(group)
         ok = _correct(p["eager"]) and _correct(p["compile"])
         custom = p.get("triton")
@@ -572,15 +607,27 @@ def memo_results() -> str:
             custom_text = "correct, not timed (interpreter)"
         else:
             custom_text = "**wrong values**"
-        rows.append([
-            f"{group['shape']} {group['dtype']}", f"{group['bytes_moved']:,}",
-            _spread(p["eager"]), _spread(p["compile"]), first,
-            f"{winner} by {ratio:.2f}×" + ("" if ok else " (**a provider was wrong**)"),
-            custom_text,
-        ])
-    header = ["shape", "bytes moved", "eager", "torch.compile",
-              "first call (eager, compile)", "faster baseline",
-              "custom kernel"]
+        rows.append(
+            [
+                f"{group['shape']} {group['dtype']}",
+                f"{group['bytes_moved']:,}",
+                _spread(p["eager"]),
+                _spread(p["compile"]),
+                first,
+                f"{winner} by {ratio:.2f}×"
+                + ("" if ok else " (**a provider was wrong**)"),
+                custom_text,
+            ]
+        )
+    header = [
+        "shape",
+        "bytes moved",
+        "eager",
+        "torch.compile",
+        "first call (eager, compile)",
+        "faster baseline",
+        "custom kernel",
+    ]
     return _table(header, rows)
 
 
@@ -591,10 +638,10 @@ def memo_rounds() -> str:
         return NOT_MEASURED + "\n"
     out = []
     for group in _by_shape(data):
-        out.append(f"**{group['shape']}** (µs; each line is one round, in the order "
-                   "taken)\n")
-        out.append("| provider | round | samples |")
-        out.append("| --- | --- | --- |")
+        out.append(
+            f"**{group['shape']}** (µs; each line is one round, in the order taken)\n"
+        )
+        rows = []
         for name, row in group["providers"].items():
             if not _timed(row):
                 continue
@@ -602,7 +649,9 @@ def memo_rounds() -> str:
             for r in range(row["rounds"]):
                 chunk = row["samples_ms"][r * per : (r + 1) * per]
                 values = " ".join(f"{v * 1e3:.1f}" for v in chunk)
-                out.append(f"| {name} | {r + 1} | {values} |")
+                rows.append((name, r + 1, values))
+        # Escaped: provider names come from the result file.
+        out.append(markdown_table(["provider", "round", "samples"], rows))
         out.append("")
     return "\n".join(out)
 

@@ -18,6 +18,7 @@ import yaml
 from properdocs.exceptions import PluginError
 
 from scripts.site.fences import substitute_in_prose
+from snippets.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 ROADMAP_PATH = ROOT / "docs" / "roadmap.yml"
@@ -176,27 +177,26 @@ def render_path(roadmap: dict, docs_dir: Path, from_src: str, course: str) -> st
     return "\n".join(lines).strip() + "\n"
 
 
+# The cells below are links and badges this project writes: not escaped.
 def built_pages_table(pages: list[BuiltPage], from_src: str) -> str:
-    rows = ["| Page | Section | Access |", "| --- | --- | --- |"]
+    rows = []
     for page in sorted(pages):
         section = page.src_uri.split("/")[0] if "/" in page.src_uri else "home"
         level = page.access or "?"
         badge = access_badge(level) if level in ACCESS_LEVELS else level
-        rows.append(
-            f"| {_link(from_src, page.src_uri, page.title)} | {section} | {badge} |"
-        )
-    return "\n".join(rows) + "\n"
+        rows.append((_link(from_src, page.src_uri, page.title), section, badge))
+    header = ["Page", "Section", "Access"]
+    return markdown_table(header, rows, escape=False) + "\n"
 
 
 def planned_pages_table(roadmap: dict, docs_dir: Path) -> str:
-    rows = ["| Planned page | Kind | Access when built |", "| --- | --- | --- |"]
-    for entry in iter_entries(roadmap):
-        if not page_exists(docs_dir, entry["path"]):
-            rows.append(
-                f"| {entry['title']} {planned_badge()} | {entry.get('kind', '')} "
-                f"| {entry['access']} |"
-            )
-    return "\n".join(rows) + "\n"
+    rows = [
+        (f"{entry['title']} {planned_badge()}", entry.get("kind", ""), entry["access"])
+        for entry in iter_entries(roadmap)
+        if not page_exists(docs_dir, entry["path"])
+    ]
+    header = ["Planned page", "Kind", "Access when built"]
+    return markdown_table(header, rows, escape=False) + "\n"
 
 
 def count_items(roadmap: dict, course: str) -> dict[str, int]:

@@ -3,6 +3,8 @@ to the service). Every number the page states is computed here."""
 
 import math
 
+from snippets.tables import markdown_table
+
 
 # --8<-- [start:overall-speedup]
 def overall_speedup(kernel_fraction: float, kernel_speedup: float) -> float:
@@ -91,22 +93,15 @@ def fmt_pct(fraction: float) -> str:
 
 def speedup_table() -> str:
     """Markdown table of overall speedup against kernel share and speedup."""
-    head = (
-        "| kernel share of time | "
-        + " | ".join(
-            "instantaneous kernel" if math.isinf(s) else f"kernel {fmt_x(s, 1)}"
-            for s in TABLE_SPEEDUPS
-        )
-        + " |"
-    )
-    rule = "| --- |" + " --- |" * len(TABLE_SPEEDUPS)
+    header = ["kernel share of time"] + [
+        "instantaneous kernel" if math.isinf(s) else f"kernel {fmt_x(s, 1)}"
+        for s in TABLE_SPEEDUPS
+    ]
     rows = [
-        f"| {fmt_pct(f)} | "
-        + " | ".join(fmt_x(overall_speedup(f, s)) for s in TABLE_SPEEDUPS)
-        + " |"
+        [fmt_pct(f)] + [fmt_x(overall_speedup(f, s)) for s in TABLE_SPEEDUPS]
         for f in TABLE_FRACTIONS
     ]
-    return "\n".join([head, rule, *rows]) + "\n"
+    return markdown_table(header, rows) + "\n"
 
 
 def cap_text(kernel_fraction: float) -> str:

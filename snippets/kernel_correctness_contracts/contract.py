@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from snippets.tables import markdown_table
+
 if TYPE_CHECKING:
     import torch
 
@@ -138,16 +140,12 @@ def names_argument(message: str, allowed: tuple[str, ...] = ARGUMENT_NAMES) -> b
 
 def ulp_table() -> str:
     """The tolerance table as Markdown (inserted on the pages)."""
+    header = ["dtype", "on a GPU", "under the interpreter", "why"]
     rows = [
-        "| dtype | on a GPU | under the interpreter | why |",
-        "| --- | --- | --- | --- |",
+        (f"`{name}`", _ulps(tol.gpu_ulps), _ulps(tol.interpreter_ulps), tol.why)
+        for name, tol in TOLERANCES.items()
     ]
-    for name, tol in TOLERANCES.items():
-        rows.append(
-            f"| `{name}` | {_ulps(tol.gpu_ulps)} | "
-            f"{_ulps(tol.interpreter_ulps)} | {tol.why} |"
-        )
-    return "\n".join(rows) + "\n"
+    return markdown_table(header, rows, escape=False) + "\n"
 
 
 def significand_bits(dtype: torch.dtype | str) -> int:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from snippets.tables import markdown_table
+
 TOTALS = [6, 11, 4, 7, 2, 5]
 
 
@@ -117,18 +119,15 @@ def schedule_table(order: str, tickets: bool, slots: int = SLOTS) -> str:
     if order not in orders:
         raise KeyError(f"order must be one of {sorted(orders)}, got {order!r}")
     run = run_lookback(TOTALS, slots, orders[order], tickets)
-    rows = [
-        "| round | " + " | ".join(f"block {i}" for i in range(n)) + " |",
-        "| ---: |" + " :-: |" * n,
-    ]
-    for k, flags in enumerate(run.rounds, start=1):
-        rows.append(f"| {k} | " + " | ".join(flags) + " |")
+    header = ["round", *(f"block {i}" for i in range(n))]
+    rows = [[k, *flags] for k, flags in enumerate(run.rounds, start=1)]
     outcome = (
         f"finished; inclusive prefixes `{run.prefixes}`"
         if run.finished
         else "no block can make progress: deadlock"
     )
-    return "\n".join(rows) + f"\n\nOutcome: {outcome}."
+    table = markdown_table(header, rows, "r" + "c" * n)
+    return table + f"\n\nOutcome: {outcome}."
 
 
 if __name__ == "__main__":

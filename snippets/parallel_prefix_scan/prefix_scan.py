@@ -10,6 +10,8 @@ runs them.
 
 from __future__ import annotations
 
+from snippets.tables import markdown_table
+
 VALUES = [3, 0, 2, 1, 0, 4]
 LONG_VALUES = [3, 0, 2, 1, 0, 4, 2, 5, 1, 3]
 BLOCK_SIZE = 4
@@ -125,63 +127,53 @@ def _code(value: object) -> str:
 
 
 def scans_table(values: list[int] = VALUES) -> str:
-    return "\n".join(
-        [
-            "| | array |",
-            "| --- | --- |",
-            f"| input | {_code(values)} |",
-            f"| inclusive scan | {_code(inclusive_scan(values))} |",
-            f"| exclusive scan | {_code(exclusive_scan(values))} |",
-        ]
-    )
+    rows = [
+        ("input", _code(values)),
+        ("inclusive scan", _code(inclusive_scan(values))),
+        ("exclusive scan", _code(exclusive_scan(values))),
+    ]
+    return markdown_table(["", "array"], rows, escape=False)
 
 
 def hillis_steele_table(values: list[int] = VALUES) -> str:
-    rows = ["| step | distance d | array after the step |", "| ---: | ---: | --- |"]
-    for k, (d, array) in enumerate(hillis_steele_steps(values)):
-        rows.append(f"| {k} | {d or '(input)'} | {_code(array)} |")
-    return "\n".join(rows)
+    rows = [
+        (k, d or "(input)", _code(array))
+        for k, (d, array) in enumerate(hillis_steele_steps(values))
+    ]
+    header = ["step", "distance d", "array after the step"]
+    return markdown_table(header, rows, "rrl", escape=False)
 
 
 def blelloch_table(values: list[int] = VALUES) -> str:
-    rows = ["| step | array after the step |", "| --- | --- |"]
-    for label, array in blelloch_steps(values):
-        rows.append(f"| {label} | {_code(array)} |")
-    return "\n".join(rows)
+    rows = [(label, _code(array)) for label, array in blelloch_steps(values)]
+    header = ["step", "array after the step"]
+    return markdown_table(header, rows, escape=False)
 
 
 def adds_table(sizes: tuple[int, ...] = (6, 1024, 1 << 20)) -> str:
-    rows = [
-        "| n | sequential | Hillis-Steele | Blelloch |",
-        "| ---: | ---: | ---: | ---: |",
-    ]
-    for n in sizes:
-        rows.append(
-            f"| {n} | {max(n - 1, 0)} | {hillis_steele_adds(n)} | {blelloch_adds(n)} |"
-        )
-    return "\n".join(rows)
+    rows = [(n, max(n - 1, 0), hillis_steele_adds(n), blelloch_adds(n)) for n in sizes]
+    header = ["n", "sequential", "Hillis-Steele", "Blelloch"]
+    return markdown_table(header, rows, "rrrr")
 
 
 def reduce_then_scan_table(
     values: list[int] = LONG_VALUES, block_size: int = BLOCK_SIZE
 ) -> str:
     phases = reduce_then_scan(values, block_size)
-    rows = ["| phase | array |", "| --- | --- |"]
-    rows.append(f"| input, in blocks of {block_size} | {_code(phases['blocks'])} |")
-    rows.append(f"| 1: each block's total | {_code(phases['totals'])} |")
-    rows.append(
-        f"| 2: exclusive scan of the totals (carries) | {_code(phases['carries'])} |"
+    stored = (
+        "2, as `kernels/scan.py` stores it: inclusive scan of the totals "
+        "(block b reads entry b - 1)"
     )
-    rows.append(
-        "| 2, as `kernels/scan.py` stores it: inclusive scan of the totals "
-        f"(block b reads entry b - 1) | {_code(inclusive_scan(phases['totals']))} |"
-    )
-    rows.append(f"| 3: each block's inclusive scan | {_code(phases['local'])} |")
-    rows.append(f"| 3: plus the block's carry | {_code(phases['result'])} |")
-    rows.append(
-        f"| check: sequential inclusive scan | {_code(inclusive_scan(values))} |"
-    )
-    return "\n".join(rows)
+    rows = [
+        (f"input, in blocks of {block_size}", _code(phases["blocks"])),
+        ("1: each block's total", _code(phases["totals"])),
+        ("2: exclusive scan of the totals (carries)", _code(phases["carries"])),
+        (stored, _code(inclusive_scan(phases["totals"]))),
+        ("3: each block's inclusive scan", _code(phases["local"])),
+        ("3: plus the block's carry", _code(phases["result"])),
+        ("check: sequential inclusive scan", _code(inclusive_scan(values))),
+    ]
+    return markdown_table(["phase", "array"], rows, escape=False)
 
 
 def steps_count(algorithm: str, values: list[int] = VALUES) -> str:

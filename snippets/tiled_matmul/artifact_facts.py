@@ -19,6 +19,7 @@ import re
 from hashlib import sha256
 from pathlib import Path
 
+from snippets.tables import markdown_table
 from snippets.tiled_matmul.program_order import H200_SMS, wave_reading, wave_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -221,9 +222,9 @@ def facts_table(path: Path = ARTIFACT) -> str:
          f"{build['spill_load_bytes']:,} bytes loaded"),
         ("programs per SM (registers and shared memory)", str(per_sm)),
     ]  # fmt: skip
-    lines = ["| fact | value |", "| --- | --- |"]
-    lines += [f"| {name} | {value} |" for name, value in rows]
-    return "\n".join(lines)
+    # Not escaped: the artifact's strings sit inside code spans, where an
+    # entity would show literally.
+    return markdown_table(["fact", "value"], rows, escape=False)
 
 
 def facts_reading(path: Path = ARTIFACT) -> str:
@@ -309,20 +310,29 @@ def builds_table(path: Path = ARTIFACT) -> str:
     if artifact is None:
         return _missing_note(path)
     half_precision_build(artifact, path)  # validates every build's fields
-    lines = [
-        "| build | global loads in the code (SASS) | matrix instructions (SASS) "
-        "| registers | shared memory | spills (stored + loaded) |",
-        "| --- | --- | --- | ---: | ---: | ---: |",
+    header = [
+        "build",
+        "global loads in the code (SASS)",
+        "matrix instructions (SASS)",
+        "registers",
+        "shared memory",
+        "spills (stored + loaded)",
     ]
+    rows = []
     for build in artifact["builds"]:
         spills = build["spill_store_bytes"] + build["spill_load_bytes"]
-        lines.append(
-            f"| `{build['build']}` | {_opcodes_text(_global_loads(build))} "
-            f"| {_opcodes_text(matrix_instructions(build))} "
-            f"| {build['registers']} | {build['shared_bytes'] / 1024:g} KiB "
-            f"| {spills:,} bytes |"
+        rows.append(
+            (
+                f"`{build['build']}`",
+                _opcodes_text(_global_loads(build)),
+                _opcodes_text(matrix_instructions(build)),
+                build["registers"],
+                f"{build['shared_bytes'] / 1024:g} KiB",
+                f"{spills:,} bytes",
+            )
         )
-    return "\n".join(lines)
+    # Not escaped, as in facts_table: names and opcodes are code spans.
+    return markdown_table(header, rows, "lllrrr", escape=False)
 
 
 def alignment_reading(path: Path = ARTIFACT) -> str:

@@ -11,9 +11,12 @@ Run it as a script to print the page's table.
 
 import math
 
-# NVIDIA H100 Tensor Core GPU Architecture whitepaper: the SXM5 part has
-# 132 SMs. The H200 is the same GH100 configuration with HBM3e.
-H200_SMS = 132
+from kernels.devices import H200
+from snippets.tables import markdown_table
+
+# The H200 is the H100 SXM5's GH100 configuration with HBM3e; its SM count
+# and the source for it are in kernels/devices.py.
+H200_SMS = H200.sm_count
 
 
 # --8<-- [start:program-tile]
@@ -62,16 +65,14 @@ WAVE_SHAPES = (4096, 8192)  # square M = N = K, bf16
 
 def wave_table(BM: int, BN: int, group_m: int, programs: int = H200_SMS) -> str:
     """Markdown: distinct strips and bytes of the first wave, both orders."""
-    rows = [
-        "| M = N = K | order | A strips | B strips | distinct operand bytes |",
-        "| ---: | --- | ---: | ---: | ---: |",
-    ]
+    header = ["M = N = K", "order", "A strips", "B strips", "distinct operand bytes"]
+    rows = []
     for size in WAVE_SHAPES:
         for order, group in (("row by row", 1), (f"bands of {group_m}", group_m)):
             a, b = first_wave_strips(size, size, BM, BN, group, programs)
             nbytes = first_wave_bytes(size, size, size, BM, BN, group, programs, 2)
-            rows.append(f"| {size} | {order} | {a} | {b} | {nbytes / 1e6:.1f} MB |")
-    return "\n".join(rows)
+            rows.append((size, order, a, b, f"{nbytes / 1e6:.1f} MB"))
+    return markdown_table(header, rows, "rlrrr")
 
 
 def wave_reading(BM: int, BN: int, group_m: int, programs: int = H200_SMS) -> str:

@@ -10,15 +10,21 @@ Run it as a script to print the page's worked example.
 
 import math
 
+from snippets.tables import markdown_table
+
+# The page shows the h200 section with its import, so it runs as copied.
+# isort: split
 # --8<-- [start:h200]
 # NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column
 # (nvidia.com/en-us/data-center/h200): "GPU Memory Bandwidth 4.8TB/s" and
-# "BFLOAT16 Tensor Core 1,979 TFLOPS", footnoted "With sparsity". The H100
-# SXM datasheet quotes the same bf16 figure: both use the GH100 tensor cores.
-H200_HBM_BYTES_PER_S = 4.8e12
-H200_BF16_SPARSE_FLOP_PER_S = 1979e12
+# "BFLOAT16 Tensor Core 1,979 TFLOPS", footnoted "With sparsity". The
+# figures and their sources are typed once, in kernels/devices.py.
+from kernels.devices import H200
+
+H200_HBM_BYTES_PER_S = H200.hbm_bytes_per_s
+H200_BF16_SPARSE_FLOP_PER_S = H200.bf16_sparse_flop_per_s
 # 2:4 structured sparsity doubles the quoted rate; a dense matmul gets half.
-H200_BF16_DENSE_FLOP_PER_S = H200_BF16_SPARSE_FLOP_PER_S / 2
+H200_BF16_DENSE_FLOP_PER_S = H200.bf16_dense_flop_per_s
 # --8<-- [end:h200]
 
 
@@ -355,27 +361,35 @@ def tile_table(
     requests and to the on-chip storage for one problem size."""
     ideal = ideal_bytes(M, N, K, itemsize)
     flops = matmul_flops(M, N, K)
-    rows = [
-        "| tile BM × BN × BK | blocks | operand requests | requested ÷ ideal"
-        " | intensity of requests (FLOP/byte) | if every request reached HBM"
-        " | shared memory per stage | fp32 accumulator |",
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+    header = [
+        "tile BM × BN × BK",
+        "blocks",
+        "operand requests",
+        "requested ÷ ideal",
+        "intensity of requests (FLOP/byte)",
+        "if every request reached HBM",
+        "shared memory per stage",
+        "fp32 accumulator",
     ]
+    rows = []
     for BM, BN, BK in TABLE_TILES:
         requested = requested_bytes(M, N, K, BM, BN, itemsize)
         intensity = arithmetic_intensity(flops, requested)
+        operand = operand_request_bytes(M, N, K, BM, BN, itemsize)
         smem = shared_bytes_per_stage(BM, BN, BK, itemsize)
         rows.append(
-            f"| {BM} × {BN} × {BK}"
-            f" | {fmt_int(block_count(M, N, BM, BN))}"
-            f" | {fmt_si(operand_request_bytes(M, N, K, BM, BN, itemsize), 'B')}"
-            f" | {requested / ideal:.1f}"
-            f" | {intensity:.0f}"
-            f" | {limit_name(intensity)}"
-            f" | {smem // 1024} KiB"
-            f" | {accumulator_bytes(BM, BN) // 1024} KiB |"
+            (
+                f"{BM} × {BN} × {BK}",
+                fmt_int(block_count(M, N, BM, BN)),
+                fmt_si(operand, "B"),
+                f"{requested / ideal:.1f}",
+                f"{intensity:.0f}",
+                limit_name(intensity),
+                f"{smem // 1024} KiB",
+                f"{accumulator_bytes(BM, BN) // 1024} KiB",
+            )
         )
-    return "\n".join(rows)
+    return markdown_table(header, rows, "lrrrrlrr")
 
 
 def tile_range_text(M: int = WORKED["M"], N: int = WORKED["N"]) -> str:

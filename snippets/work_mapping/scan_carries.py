@@ -12,6 +12,8 @@ the carries between blocks.
 
 from __future__ import annotations
 
+from snippets.tables import markdown_table
+
 COUNTS = [3, 0, 2, 1, 0, 4]
 BLOCK_SIZE = 3
 
@@ -127,10 +129,15 @@ def _code(value: object) -> str:
 def blocks_table(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> str:
     """One row per block: its counts, local offsets, total and carry."""
     blocks = split_blocks(counts, block_size)
-    rows = [
-        "| block | counts | local offsets | total | carry | offsets with carry |",
-        "| ---: | --- | --- | ---: | ---: | --- |",
+    header = [
+        "block",
+        "counts",
+        "local offsets",
+        "total",
+        "carry",
+        "offsets with carry",
     ]
+    rows = []
     flat = global_offsets(blocks)
     start = 0
     for b, (block, local, total, carry) in enumerate(
@@ -144,11 +151,8 @@ def blocks_table(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> st
     ):
         mine = flat[start : start + len(block)]
         start += len(block)
-        rows.append(
-            f"| {b} | {_code(block)} | {_code(local)} | {total} | {carry} "
-            f"| {_code(mine)} |"
-        )
-    return "\n".join(rows)
+        rows.append((b, _code(block), _code(local), total, carry, _code(mine)))
+    return markdown_table(header, rows, "rllrrl", escape=False)
 
 
 def ranges_table(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> str:
@@ -156,16 +160,12 @@ def ranges_table(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> st
     blocks = split_blocks(counts, block_size)
     broken = write_ranges(counts, offsets_missing_carry(blocks))
     fixed = write_ranges(counts, global_offsets(blocks))
+    header = ["item", "block", "count", "range without carry", "range with carry"]
     rows = [
-        "| item | block | count | range without carry | range with carry |",
-        "| ---: | ---: | ---: | --- | --- |",
+        (item, item // block_size, count, _range(broken[item]), _range(fixed[item]))
+        for item, count in enumerate(counts)
     ]
-    for item, count in enumerate(counts):
-        rows.append(
-            f"| {item} | {item // block_size} | {count} "
-            f"| {_range(broken[item])} | {_range(fixed[item])} |"
-        )
-    return "\n".join(rows)
+    return markdown_table(header, rows, "rrrll", escape=False)
 
 
 def _range(bounds: tuple[int, int]) -> str:
@@ -182,17 +182,16 @@ def writers_table(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> s
         slot_writers(write_ranges(counts, offsets), size)
         for offsets in (offsets_missing_carry(blocks), global_offsets(blocks))
     ]
-    lines = [
-        "| output slot | written by, without carry | written by, with carry |",
-        "| ---: | --- | --- |",
-    ]
-    for slot in range(size):
-        cells = [
+    header = ["output slot", "written by, without carry", "written by, with carry"]
+    rows = [
+        [slot]
+        + [
             ", ".join(f"item {item}" for item in writers[slot]) or "nobody"
             for writers in columns
         ]
-        lines.append(f"| {slot} | {cells[0]} | {cells[1]} |")
-    return "\n".join(lines)
+        for slot in range(size)
+    ]
+    return markdown_table(header, rows, "rll")
 
 
 def value(what: str, counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> str:

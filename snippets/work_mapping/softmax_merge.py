@@ -14,6 +14,8 @@ import itertools
 import math
 from dataclasses import dataclass
 
+from snippets.tables import markdown_table
+
 SCORES = [1.0, 3.0, -2.0, 0.5, 4.0, 2.0, -1.0]
 BLOCK_SIZE = 3
 
@@ -108,24 +110,22 @@ def _fmt(x: float) -> str:
 
 def running_table(scores: list[float] = SCORES) -> str:
     """The running max and running sum after each score."""
-    rows = [
-        "| after score | score | running max | running sum |",
-        "| ---: | ---: | ---: | ---: |",
-    ]
+    header = ["after score", "score", "running max", "running sum"]
     states = running_states(scores)
-    for k, (score, state) in enumerate(zip(scores, states, strict=True)):
-        rows.append(f"| {k} | {_fmt(score)} | {_fmt(state.max)} | {_fmt(state.sum)} |")
-    return "\n".join(rows)
+    rows = [
+        (k, _fmt(score), _fmt(state.max), _fmt(state.sum))
+        for k, (score, state) in enumerate(zip(scores, states, strict=True))
+    ]
+    return markdown_table(header, rows, "rrrr")
 
 
 def blocks_table(scores: list[float] = SCORES, block_size: int = BLOCK_SIZE) -> str:
     """Each block's scores and its (max, sum) state."""
-    rows = ["| block | scores | max | sum |", "| ---: | --- | ---: | ---: |"]
-    states = block_states(scores, block_size)
-    for b, state in enumerate(states):
+    rows = []
+    for b, state in enumerate(block_states(scores, block_size)):
         chunk = scores[b * block_size : (b + 1) * block_size]
-        rows.append(f"| {b} | `{chunk}` | {_fmt(state.max)} | {_fmt(state.sum)} |")
-    return "\n".join(rows)
+        rows.append((b, f"`{chunk}`", _fmt(state.max), _fmt(state.sum)))
+    return markdown_table(["block", "scores", "max", "sum"], rows, "rlrr", escape=False)
 
 
 def merge_summary(scores: list[float] = SCORES, block_size: int = BLOCK_SIZE) -> str:
@@ -142,21 +142,28 @@ def merge_summary(scores: list[float] = SCORES, block_size: int = BLOCK_SIZE) ->
 
     bad_sums = sorted({_fmt(s.sum) for s in bad})
     bad_totals = sorted({total(s) for s in bad})
-    return "\n".join(
-        [
-            "| | max | sum | probabilities add up to |",
-            "| --- | ---: | --- | ---: |",
-            f"| one pass over all {len(scores)} scores | {_fmt(full.max)} "
-            f"| {_fmt(full.sum)} | {total(full)} |",
-            f"| `merge`, all {len(good)} orders and groupings "
-            f"| {_fmt(max(s.max for s in good))} "
-            f"| {_fmt(full.sum)} (largest relative difference {spread:.1e}) "
-            f"| {total(good[0])} |",
-            f"| `merge_without_rescaling`, same groupings "
-            f"| {_fmt(max(s.max for s in bad))} | {', '.join(bad_sums)} "
-            f"| {', '.join(bad_totals)} |",
-        ]
-    )
+    rows = [
+        (
+            f"one pass over all {len(scores)} scores",
+            _fmt(full.max),
+            _fmt(full.sum),
+            total(full),
+        ),
+        (
+            f"`merge`, all {len(good)} orders and groupings",
+            _fmt(max(s.max for s in good)),
+            f"{_fmt(full.sum)} (largest relative difference {spread:.1e})",
+            total(good[0]),
+        ),
+        (
+            "`merge_without_rescaling`, same groupings",
+            _fmt(max(s.max for s in bad)),
+            ", ".join(bad_sums),
+            ", ".join(bad_totals),
+        ),
+    ]
+    header = ["", "max", "sum", "probabilities add up to"]
+    return markdown_table(header, rows, "lrlr", escape=False)
 
 
 def softmax_row(scores: list[float] = SCORES, block_size: int = BLOCK_SIZE) -> str:
@@ -166,13 +173,12 @@ def softmax_row(scores: list[float] = SCORES, block_size: int = BLOCK_SIZE) -> s
         merged = merge(merged, state)
     ours = softmax_from_state(scores, merged)
     ref = reference_softmax(scores)
+    header = ["k", "score", "softmax from merged blocks", "two-pass reference"]
     rows = [
-        "| k | score | softmax from merged blocks | two-pass reference |",
-        "| ---: | ---: | ---: | ---: |",
+        [k, *(_fmt(v) for v in values)]
+        for k, values in enumerate(zip(scores, ours, ref, strict=True))
     ]
-    for k, values in enumerate(zip(scores, ours, ref, strict=True)):
-        rows.append(f"| {k} | " + " | ".join(_fmt(v) for v in values) + " |")
-    return "\n".join(rows)
+    return markdown_table(header, rows, "rrrr")
 
 
 if __name__ == "__main__":

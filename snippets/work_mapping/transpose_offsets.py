@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from snippets.tables import markdown_table
+
 WARP_LANES = 32
 BANK_COUNT = 32  # shared memory: 32 banks, each 4 bytes wide
 BANK_WIDTH_BYTES = 4
@@ -129,13 +131,9 @@ EXAMPLE_ROWS, EXAMPLE_COLS = 3, 4
 
 def _grid_table(grid: list[list[object]], row_label: str = "i") -> str:
     cols = len(grid[0])
-    header = f"| {row_label} \\ j | " + " | ".join(str(j) for j in range(cols))
-    rule = "| --- |" + " ---: |" * cols
-    body = [
-        f"| {i} | " + " | ".join(str(v) for v in row) + " |"
-        for i, row in enumerate(grid)
-    ]
-    return "\n".join([header + " |", rule, *body])
+    header = [f"{row_label} \\ j", *range(cols)]
+    body = [[i, *row] for i, row in enumerate(grid)]
+    return markdown_table(header, body, "l" + "r" * cols)
 
 
 def _layout_text(layout: Layout) -> str:
@@ -164,24 +162,22 @@ def lane_table(broken: bool = False) -> str:
     source = row_major(rows, cols)
     layout = mistaken_output_layout(rows, cols) if broken else row_major(cols, rows)
     writes = transpose_writes(rows, cols, layout)
-    lines = [
-        f"Output layout {_layout_text(layout)}.",
-        "",
-        "| step | access | " + " | ".join(f"lane {j}" for j in range(cols)) + " |",
-        "| ---: | --- |" + " ---: |" * cols,
-    ]
+    header = ["step", "access", *(f"lane {j}" for j in range(cols))]
+    body = []
     for step in range(rows):
         reads = [source.offset((step, lane)) for lane in range(cols)]
         written = [offset for s, _, offset in writes if s == step]
         for access, offsets in (("read", reads), ("write", written)):
-            cells = " | ".join(str(v) for v in offsets)
-            lines.append(f"| {step} | {access} | {cells} |")
+            body.append([step, access, *offsets])
     errors = ownership_errors(writes, rows * cols)
     verdict = ", ".join(
         f"{name.replace('_', ' ')} `{found}`" for name, found in errors.items()
     )
-    lines += ["", f"Ownership check on the writes: {verdict}."]
-    return "\n".join(lines)
+    return (
+        f"Output layout {_layout_text(layout)}.\n\n"
+        + markdown_table(header, body, "rl" + "r" * cols)
+        + f"\n\nOwnership check on the writes: {verdict}."
+    )
 
 
 def bank_facts() -> str:

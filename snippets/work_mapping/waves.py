@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernels.devices import H200
+from snippets.tables import markdown_table
+
 
 def _require_positive_int(name: str, value: object) -> int:
     # bool is an int subclass; True as a block count is always a mistake.
@@ -103,7 +106,9 @@ def unowned_items(n_items: int, items_per_block: int, grid_size: int) -> range:
 
 # Build-time helpers for the page: each returns Markdown.
 
-H100_SM_COUNT = 132  # H100 SXM and H200 both have 132 SMs enabled.
+# The H100 SXM and the H200 enable the same SMs; kernels/devices.py gives the
+# count and its source.
+H100_SM_COUNT = H200.sm_count
 GEMM_EXAMPLE = (2304, 2304)
 GEMM_CONFIGS = ((128, 256, 1), (128, 128, 1), (64, 128, 1), (128, 128, 2))
 
@@ -125,19 +130,39 @@ def wave_text(sm_count: int, blocks_per_sm: int, grid_size: int) -> str:
 def wave_table(sm_count: int, blocks_per_sm: int, grids: list[int]) -> str:
     """A caption, then a Markdown table: one row per grid size."""
     slots = Waves(sm_count, blocks_per_sm, 1).slots
-    rows = [
-        f"{sm_count} SMs x {blocks_per_sm} resident blocks per SM = {slots} slots.",
-        "",
-        "| grid size | slots | waves | blocks per wave | last wave | utilisation |",
-        "| ---: | ---: | ---: | --- | ---: | ---: |",
+    caption = (
+        f"{sm_count} SMs x {blocks_per_sm} resident blocks per SM = {slots} slots."
+    )
+    header = [
+        "grid size",
+        "slots",
+        "waves",
+        "blocks per wave",
+        "last wave",
+        "utilisation",
     ]
+    rows = []
     for grid in grids:
         waves = Waves(sm_count, blocks_per_sm, grid)
         rows.append(
-            f"| {grid} | {waves.slots} | {waves.count} | `{waves.sizes}` "
-            f"| {waves.sizes[-1]} | {_percent(waves.utilisation)} |"
+            (
+                grid,
+                waves.slots,
+                waves.count,
+                f"`{waves.sizes}`",
+                waves.sizes[-1],
+                _percent(waves.utilisation),
+            )
         )
-    return "\n".join(rows)
+    return caption + "\n\n" + markdown_table(header, rows, "rrrlrr", escape=False)
+
+
+def h200_wave_table(blocks_per_sm: int) -> str:
+    """wave_table on the H200's SM count, at grids around one and two full
+    waves: just under, exactly full, one block over, and two full waves."""
+    slots = H100_SM_COUNT * blocks_per_sm
+    grids = [slots - 64, slots, slots + 1, slots + 36, 2 * slots]
+    return wave_table(H100_SM_COUNT, blocks_per_sm, grids)
 
 
 def gemm_wave_table(
@@ -147,21 +172,32 @@ def gemm_wave_table(
     configs: tuple[tuple[int, int, int], ...] = GEMM_CONFIGS,
 ) -> str:
     """Tile shape and split-K against waves, one block resident per SM."""
-    rows = [
-        "| tile (M x N) | split-K | tiles | blocks | waves "
-        "| blocks per wave | utilisation |",
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: |",
+    header = [
+        "tile (M x N)",
+        "split-K",
+        "tiles",
+        "blocks",
+        "waves",
+        "blocks per wave",
+        "utilisation",
     ]
+    rows = []
     for tile_m, tile_n, split_k in configs:
         tiles = gemm_work_units(M, N, tile_m, tile_n)
         blocks = gemm_work_units(M, N, tile_m, tile_n, split_k)
         waves = Waves(sm_count, 1, blocks)
         rows.append(
-            f"| {tile_m} x {tile_n} | {split_k} | {tiles} | {blocks} "
-            f"| {waves.count} | `{waves.sizes}` "
-            f"| {_percent(waves.utilisation)} |"
+            (
+                f"{tile_m} x {tile_n}",
+                split_k,
+                tiles,
+                blocks,
+                waves.count,
+                f"`{waves.sizes}`",
+                _percent(waves.utilisation),
+            )
         )
-    return "\n".join(rows)
+    return markdown_table(header, rows, "lrrrrlr", escape=False)
 
 
 def gemm_example_value(what: str, config: int = 0) -> str:
@@ -189,12 +225,8 @@ def gemm_example_value(what: str, config: int = 0) -> str:
 
 def grid_ownership_table(n_items: int, items_per_block: int) -> str:
     """A caption, then the rounded-up grid against the floor-divided one."""
-    rows = [
-        f"{n_items} items, {items_per_block} items per block:",
-        "",
-        "| grid from | blocks | items covered | items with no owner |",
-        "| --- | ---: | ---: | --- |",
-    ]
+    header = ["grid from", "blocks", "items covered", "items with no owner"]
+    rows = []
     for label, grid in (
         ("`blocks_needed` (round up)", blocks_needed(n_items, items_per_block)),
         (
@@ -205,8 +237,10 @@ def grid_ownership_table(n_items: int, items_per_block: int) -> str:
         missing = unowned_items(n_items, items_per_block, grid)
         shown = f"{missing.start} to {missing.stop - 1}" if missing else "none"
         covered = min(n_items, grid * items_per_block)
-        rows.append(f"| {label} | {grid} | {covered} | {shown} |")
-    return "\n".join(rows)
+        rows.append((label, grid, covered, shown))
+    return f"{n_items} items, {items_per_block} items per block:\n\n" + markdown_table(
+        header, rows, "lrrl", escape=False
+    )
 
 
 if __name__ == "__main__":

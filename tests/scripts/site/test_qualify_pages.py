@@ -42,8 +42,13 @@ def test_the_page_module_imports_neither_torch_nor_the_evaluator():
         "p.corpus_table(); bad = [m for m in sys.modules if m in ('torch', "
         "'triton') or m.startswith('scripts.qualify')]; print(bad)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                          text=True, cwd=results.ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=results.ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
@@ -90,9 +95,15 @@ def test_gpu_recommendation_follows_the_ratio():
     def data(eager, compiled, custom):
         medians = {"eager": eager, "compile": compiled, "triton": custom}
         rows = [
-            {"kernel": "residual_add_relu", "shape": {"rows": 8, "cols": 8},
-             "shape_text": "8×8", "dtype": "bfloat16", "bytes_moved": 384,
-             "provider": name, "median_ms": value}
+            {
+                "kernel": "residual_add_relu",
+                "shape": {"rows": 8, "cols": 8},
+                "shape_text": "8×8",
+                "dtype": "bfloat16",
+                "bytes_moved": 384,
+                "provider": name,
+                "median_ms": value,
+            }
             for name, value in medians.items()
         ]
         return {"rows": rows}
@@ -137,7 +148,8 @@ def test_memo_reads_a_device_comparison_when_one_is_committed(
     for row in gpu["rows"]:
         if row["provider"] == "triton":
             compiled = next(
-                r for r in gpu["rows"]
+                r
+                for r in gpu["rows"]
                 if r["provider"] == "compile" and r["shape_text"] == row["shape_text"]
             )
             row.update({k: v for k, v in compiled.items() if k != "provider"})

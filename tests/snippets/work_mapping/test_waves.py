@@ -5,7 +5,9 @@ from snippets.work_mapping.waves import (
     blocks_floor_divided,
     blocks_needed,
     gemm_work_units,
+    h200_wave_table,
     unowned_items,
+    wave_table,
 )
 
 
@@ -46,3 +48,8 @@ def test_floor_divided_grid_leaves_tail_unowned():
     assert unowned_items(1000, 128, broken) == range(896, 1000)
     # When the size happens to divide evenly the bug hides.
     assert blocks_floor_divided(1024, 128) == blocks_needed(1024, 128)
+
+
+def test_h200_wave_table_is_the_page_example():
+    # The page's table: 132 SMs x 2 blocks, grids around one and two waves.
+    assert h200_wave_table(2) == wave_table(132, 2, [200, 264, 265, 300, 528])

@@ -1,4 +1,8 @@
-"""Markdown tables, built one way everywhere."""
+"""Markdown tables, built one way everywhere.
+
+It lives under snippets/ because a snippet never imports a tool; the site
+layer (scripts/site/) imports it from here.
+"""
 
 from __future__ import annotations
 
