@@ -6,7 +6,7 @@ catalog (``results/kernels.json``, which the pages read) all derive from it;
 none of them retypes a configuration.
 
 The launch configuration is a function of dtype and shape, and the launcher
-calls the same function: ``tests/kernels/test_descriptors.py`` records what
+calls the same function: ``tests/kernels/test_descriptor.py`` records what
 every launch really used and fails when the two differ.
 """
 

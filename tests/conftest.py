@@ -7,13 +7,13 @@ and TRITON_INTERPRET=0 to run the same kernel tests on a real GPU.
 
 import os
 
+import pytest  # pytest imports no kernel, so the variable can follow it
+
 KERNEL_DEVICE = os.environ.get("KERNEL_DEVICE", "cpu")
 if KERNEL_DEVICE == "cpu":
     os.environ["TRITON_INTERPRET"] = "1"
 else:
     os.environ.setdefault("TRITON_INTERPRET", "0")
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -7,22 +7,18 @@ committed checkpoint with the same code. Run this file to sample from it.
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # run as a script: make `snippets` importable
-    sys.path.insert(0, str(ROOT))
-
-from snippets.tiny_language_model.model import (  # noqa: E402
+from snippets.tiny_language_model.model import (
     TinyLM,
     heldout_loss,
     sample,
     split_corpus,
 )
 
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results" / "tiny_lm"
 
 

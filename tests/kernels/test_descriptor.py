@@ -12,13 +12,15 @@ tensors and never executed.
 
 import importlib
 import inspect
+import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
 
 import kernels.inputs
-from kernels.descriptor import PROFILES, Descriptor, Launch, discover
+from kernels.descriptor import PROFILES, Descriptor, Goal, Launch, Target, discover
 from kernels.launches import (
     DEVICE_CONSTEXPRS,
     grid_violation,
@@ -246,3 +248,105 @@ def test_artifact_builds_name_every_parameter(name):
         assert sorted(given) == sorted(params), build.build
         assert set(build.aligned) <= set(build.signature), build.build
         assert build.shows, build.build
+
+
+# ------------------------------------------------- the Descriptor type itself
+
+
+def _toy(**changes) -> Descriptor:
+    """A descriptor of no real kernel, to test the type on known data."""
+    fields = dict(
+        name="toy",
+        title="toy copy",
+        launcher=lambda x: x,
+        reference=lambda x: x,
+        metric="bandwidth",
+        shapes={
+            "tiny": ({"numel": 3},),
+            "quick": ({"numel": 1 << 20},),
+            "full": ({"numel": 1 << 20}, {"numel": (1 << 24) + 1}),
+        },
+        make_inputs=lambda shape, dtype, device, seed: (),
+        bytes_moved=lambda shape, itemsize: 2 * shape["numel"] * itemsize,
+        flops=lambda shape: 0,
+        launch_config=lambda dtype, shape: [Launch("toy_kernel", {"B": 8}, 4)],
+        error_bound=lambda inputs, truth, dtype, shape: truth,
+        shape_text=lambda shape: f"n={shape['numel']}",
+        cpu_shapes={"quick": ({"numel": 5},)},
+        baselines={"copy_": lambda x: x},
+        goals=(
+            Goal(
+                "any size",
+                must=(Target("F_bw", 0.8),),
+                stretch=(Target("R", 1.5, shape={"numel": 3}, note="vs eager"),),
+            ),
+        ),
+    )
+    fields.update(changes)
+    return Descriptor(**fields)
+
+
+def test_shapes_for_takes_cpu_shapes_only_on_a_cpu():
+    toy = _toy()
+    assert toy.shapes_for("quick", "cpu") == ({"numel": 5},)
+    assert toy.shapes_for("quick", "cuda") == ({"numel": 1 << 20},)
+    # A profile without CPU shapes runs the same shapes on both.
+    assert toy.shapes_for("full", "cpu") == toy.shapes_for("full", "cuda")
+    assert len(toy.shapes_for("full", "cpu")) == 2
+    # A profile the kernel does not declare runs nothing.
+    assert toy.shapes_for("compare", "cuda") == ()
+    assert toy.shapes_for("compare", "cpu") == ()
+
+
+def test_catalog_entry_is_plain_data():
+    entry = _toy().catalog_entry()
+    assert entry["launcher"] == "<lambda>"
+    assert entry["providers"] == ["eager", "compile", "copy_", "triton"]
+    assert entry["r_baselines"] == ["eager", "compile"]
+    assert set(entry["shapes"]) == {"cuda", "cpu"}
+    for device in ("cuda", "cpu"):
+        assert list(entry["shapes"][device]) == list(PROFILES)
+    assert entry["shapes"]["cpu"]["quick"] == [{"shape": {"numel": 5}, "text": "n=5"}]
+    assert entry["shapes"]["cuda"]["compare"] == []
+    assert entry["goals"] == [
+        {
+            "regime": "any size",
+            "must": [{"metric": "F_bw", "at_least": 0.8, "shape": None, "note": ""}],
+            "stretch": [
+                {
+                    "metric": "R",
+                    "at_least": 1.5,
+                    "shape": {"numel": 3},
+                    "note": "vs eager",
+                }
+            ],
+        }
+    ]
+    # What the pages read must survive a JSON round trip unchanged.
+    assert json.loads(json.dumps(entry)) == entry
+
+
+def test_launch_record_holds_options_only_when_set():
+    plain = Launch("k", {"BLOCK": 16}, num_warps=4)
+    staged = Launch("k", {"BLOCK": 16}, num_warps=8, num_stages=3)
+    assert plain.options() == {"num_warps": 4}
+    assert plain.record() == {
+        "kernel": "k",
+        "constexprs": {"BLOCK": 16},
+        "num_warps": 4,
+    }
+    assert staged.record()["num_stages"] == 3
+
+
+def test_discover_finds_every_module_that_declares_a_descriptor():
+    kernel_dir = Path(kernels.inputs.__file__).parent
+    declaring = sorted(
+        path.stem
+        for path in kernel_dir.glob("*.py")
+        if "\nDESCRIPTOR = " in path.read_text(encoding="utf-8")
+    )
+    assert NAMES == declaring  # in file-name order
+    # Helpers hold no descriptor and are not listed.
+    assert not {"descriptor", "inputs", "launches", "bounds", "devices"} & set(NAMES)
+    for name, d in DESCRIPTORS.items():
+        assert isinstance(d, Descriptor) and d.name == name

@@ -3,12 +3,11 @@ some page: no orphaned code, no untested code."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
-
-import pytest
 
 from tests.site.sitebuild import ROOT
 
@@ -46,18 +45,58 @@ def included_targets() -> set[str]:
     return targets
 
 
-@pytest.mark.parametrize("path", snippet_files())
-def test_snippet_file_runs_as_a_script(path):
+# Runs every snippet file as `__main__` in one fresh interpreter: each file
+# behaves as `python FILE` would, and torch is imported once, not once per
+# file (that import was most of this test's time).
+RUN_ALL = """
+import contextlib, io, json, runpy, sys, traceback
+failures = {}
+for path in sys.argv[1:]:
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            runpy.run_path(path, run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            failures[path] = f"exited with {exc.code!r}"
+    except BaseException:
+        failures[path] = traceback.format_exc()[-3000:]
+print(json.dumps(failures))
+"""
+
+
+def run_snippets(paths: list[str]) -> dict[str, str]:
+    """{path: what went wrong} for every file that failed as a script."""
     env = dict(os.environ, TRITON_INTERPRET="1", MPLBACKEND="Agg")
     result = subprocess.run(
-        [sys.executable, path],
+        [sys.executable, "-c", RUN_ALL, *paths],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
-    assert result.returncode == 0, f"{path} failed:\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_every_snippet_file_runs_as_a_script():
+    paths = snippet_files()
+    assert paths, "no snippet files found"
+    failures = run_snippets(paths)
+    assert not failures, "\n\n".join(f"{p} failed:\n{e}" for p, e in failures.items())
+
+
+def test_a_failing_snippet_is_reported(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise ValueError('known-broken')\n")
+    quits = tmp_path / "quits.py"
+    quits.write_text("import sys\nsys.exit(3)\n")
+    fine = tmp_path / "fine.py"
+    fine.write_text("print('fine')\n")
+    failures = run_snippets([str(broken), str(quits), str(fine)])
+    assert set(failures) == {str(broken), str(quits)}
+    assert "known-broken" in failures[str(broken)]
+    assert "3" in failures[str(quits)]
 
 
 def test_every_snippet_section_is_included_by_a_page():

@@ -270,37 +270,6 @@ def test_builder_rebuilds_the_add_kernel_identically(tmp_path):
         assert new == old, f"build {old['build']} differs from the committed one"
 
 
-def test_unknown_kernel_name_is_rejected(capsys):
-    assert artifacts.main(["no_such_kernel"]) == 2
-    err = capsys.readouterr().err
-    assert "unknown kernels ['no_such_kernel']" in err
-    assert err.count("\n") == 1
-
-
-@pytest.mark.parametrize(
-    "args, status, stream, words",
-    [
-        (["--help"], 0, "stdout", "usage: python -m scripts.artifacts"),
-        (["no_such_kernel"], 2, "stderr", "unknown kernels ['no_such_kernel']"),
-        (["--bogus"], 2, "stderr", "unrecognized arguments: --bogus"),
-    ],
-    ids=["help", "bad-kernel", "bad-option"],
-)
-def test_command_line_answers_without_a_traceback(args, status, stream, words):
-    run = subprocess.run(
-        [sys.executable, "-m", "scripts.artifacts", *args],
-        cwd=artifacts.ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == status, run.stderr
-    assert words in getattr(run, stream)
-    assert "Traceback" not in run.stderr
-    if status:
-        assert run.stderr.count("\n") == 1, run.stderr  # one line
-
-
 def _sass(kernel, build):
     return load_build(kernel, build)["sass_opcodes"]
 

@@ -1,13 +1,12 @@
-"""results/kernels.json against the kernel descriptors, and its schema."""
+"""results/kernels.json against the kernel descriptors (scripts/catalog/__init__.py),
+and its schema. The command line is tested in test_main.py."""
 
 import copy
-import json
 
 import pytest
 
 from scripts import results
 from scripts.catalog import PATH, catalog
-from scripts.catalog.__main__ import EXIT_OK, EXIT_STALE, main
 
 
 @pytest.fixture(scope="module")
@@ -32,24 +31,6 @@ def test_every_descriptor_is_listed(expected):
     from kernels.descriptor import discover
 
     assert list(expected["kernels"]) == list(discover())
-
-
-def test_check_passes_on_a_fresh_file_and_fails_on_a_stale_one(tmp_path, capsys):
-    out = tmp_path / "kernels.json"
-    assert main(["--out", str(out)]) == EXIT_OK
-    assert main(["--out", str(out), "--check"]) == EXIT_OK
-    stale = json.loads(out.read_text("utf-8"))
-    stale["kernels"].popitem()
-    out.write_text(results.dumps(stale), "utf-8")
-    capsys.readouterr()
-    assert main(["--out", str(out), "--check"]) == EXIT_STALE
-    message = capsys.readouterr().err.strip()
-    assert message.endswith("is out of date: run make catalog")
-    assert "\n" not in message
-
-
-def test_check_fails_when_the_file_is_missing(tmp_path, capsys):
-    assert main(["--out", str(tmp_path / "absent.json"), "--check"]) == EXIT_STALE
 
 
 @pytest.mark.parametrize(

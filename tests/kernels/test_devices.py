@@ -1,0 +1,49 @@
+"""The published device figures (kernels/devices.py)."""
+
+import pytest
+
+from kernels.devices import H200, KNOWN, DeviceFigures, figures_for
+
+
+@pytest.mark.parametrize(
+    "name", ["NVIDIA H200", "NVIDIA H200 NVL", "H200"], ids=["full", "nvl", "bare"]
+)
+def test_figures_for_matches_the_device_name(name):
+    assert figures_for(name) is H200
+
+
+@pytest.mark.parametrize("name", ["NVIDIA H100 80GB HBM3", "cpu", ""])
+def test_figures_for_an_unknown_device_is_none(name):
+    assert figures_for(name) is None
+
+
+@pytest.mark.parametrize("figures", list(KNOWN.values()), ids=list(KNOWN))
+def test_sparse_rate_is_twice_dense(figures):
+    assert figures.bf16_sparse_flop_per_s == 2 * figures.bf16_dense_flop_per_s
+
+
+@pytest.mark.parametrize("figures", list(KNOWN.values()), ids=list(KNOWN))
+def test_every_figure_is_positive_and_sourced(figures):
+    assert isinstance(figures, DeviceFigures)
+    assert figures.sm_count > 0 and figures.memory_bytes > 0 and figures.l2_bytes > 0
+    assert figures.source
+    # Ridge points: the FLOPs per HBM byte at which a kernel stops being
+    # memory bound. Positive, and higher for the faster number formats.
+    ridges = [
+        rate / figures.hbm_bytes_per_s
+        for rate in (
+            figures.fp32_flop_per_s,
+            figures.bf16_dense_flop_per_s,
+            figures.fp8_dense_flop_per_s,
+        )
+    ]
+    assert all(ridge > 0 for ridge in ridges)
+    assert ridges == sorted(ridges)
+
+
+def test_h200_figures_are_the_datasheets():
+    assert H200.hbm_bytes_per_s == 4.8e12
+    assert H200.bf16_sparse_flop_per_s == 1979e12
+    assert H200.fp8_dense_flop_per_s == 2 * H200.bf16_dense_flop_per_s
+    assert H200.sm_count == 132
+    assert round(H200.bf16_dense_flop_per_s / H200.hbm_bytes_per_s) == 206

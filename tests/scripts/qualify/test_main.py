@@ -1,0 +1,64 @@
+"""The evaluator's command line (scripts/qualify/__main__.py,
+``python -m scripts.qualify PATH``): exit codes, what it prints, the
+``--json`` verdict file."""
+
+import json
+import textwrap
+
+from scripts import results
+from scripts.qualify.__main__ import main
+from scripts.qualify.cases import kernel_cases
+
+ROOT = results.ROOT
+
+
+def write(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_no_such_file_is_a_harness_error(tmp_path, capsys):
+    assert main([str(tmp_path / "missing.py")]) == 2
+    assert "no such file" in capsys.readouterr().out
+
+
+def test_syntax_error_is_a_harness_error(tmp_path, capsys):
+    path = write(tmp_path, "bad.py", "def residual_add_relu(x, residual:\n")
+    assert main([str(path)]) == 2
+    assert "syntax error on line 1" in capsys.readouterr().out
+
+
+def test_missing_function_is_a_harness_error_before_running(tmp_path, capsys):
+    path = write(tmp_path, "other.py", "raise SystemExit('must not run')\n")
+    assert main([str(path), "--json", str(tmp_path / "v.json")]) == 2
+    out = capsys.readouterr().out
+    assert "defines no function residual_add_relu" in out
+    assert "raise SystemExit" in out  # the source is shown first
+    saved = json.loads((tmp_path / "v.json").read_text())
+    results.read("verdict", tmp_path / "v.json")  # valid against the schema
+    assert saved["status"] == "harness-error" and saved["sha256"]
+
+
+def test_first_failure_mode_stops_and_prints_the_verdict(capsys):
+    path = ROOT / "tests/scripts/qualify/candidates/broken/torch_fallback.py"
+    assert main([str(path), "--quiet-source"]) == 1
+    out = capsys.readouterr().out
+    assert "verdict: REJECTED: check launches-kernel failed on case size-1" in out
+    assert out.count("not run") == len(kernel_cases()) + 4
+    assert "sha256:" in out and "    1 |" not in out
+
+
+def test_the_command_line_runs_as_a_module():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "scripts.qualify", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    assert "python -m scripts.qualify" in done.stdout and "--json" in done.stdout
