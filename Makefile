@@ -36,7 +36,7 @@ serve: build ## Build, then serve the site at http://127.0.0.1:8000
 	$(SITE_ENV) $(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
 test: $(STAMP) ## Run the whole test suite (CPU only: interpreter, build, browser)
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=10
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=10
 
 test-gpu: ## Kernel tests on CUDA tensors, interpreter off (on a GPU machine)
 	KERNEL_DEVICE=cuda TRITON_INTERPRET=0 $(or $(wildcard $(BIN)/python),python) -m pytest tests/kernels -p no:cacheprovider

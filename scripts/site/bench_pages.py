@@ -45,7 +45,7 @@ from scripts.results.method import (
     check_consistency,
     rounds_for,
 )
-from scripts.site.tables import cell, markdown_table
+from snippets.tables import cell, markdown_table
 from snippets.tiled_matmul.measurement import reading_of
 
 RESULTS_DIR = ROOT / "results" / "bench"
@@ -698,3 +698,26 @@ def site_files(results_dir: Path | None = None, root: Path = ROOT) -> dict[str, 
         result = latest_for(kernel, results)
         files[plot_site_path(kernel)] = render_svg(result, kernel)
     return files
+
+
+def every_kernel_results(
+    page_url: str = "",
+    *,
+    results_dir: Path | None = None,
+    root: Path = ROOT,
+    catalog: Path | None = None,
+) -> str:
+    """A heading and the latest result for every kernel in the catalog, so a
+    new kernel appears on the Benchmarks page without editing it."""
+    data = load_catalog(catalog, root)
+    if data is None:
+        return "The kernel catalog (`results/kernels.json`) is not written yet.\n"
+    blocks = []
+    for name, entry in data["kernels"].items():
+        title = entry["title"][:1].upper() + entry["title"][1:]
+        anchor = name.replace("_", "-")
+        blocks.append(f"### {title} {{#{anchor}}}")
+        blocks.append(
+            kernel_results(name, page_url, results_dir=results_dir, root=root)
+        )
+    return "\n\n".join(blocks) + "\n"
