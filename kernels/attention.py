@@ -421,4 +421,11 @@ DESCRIPTOR = Descriptor(
             "IEEE float32 on FMA units; 32 x 16 tiles keep it from spilling",
         ),
     ),  # fmt: skip
+    grid_probe={
+        "B": 2048,
+        "H": 32,
+        "S": 1,
+        "D": 64,
+        "causal": False,
+    },  # B * H = 65536 heads on one grid axis
 )

@@ -125,6 +125,9 @@ class Descriptor:
     # profile -> shapes a CPU run uses instead: there the interpreter runs the
     # custom kernel, about a second per two million elements.
     cpu_shapes: Mapping[str, tuple[Shape, ...]] = field(default_factory=dict)
+    # A shape whose launch is the largest on some grid axis: its grids are
+    # checked against CUDA's limits on the CPU, without running a program.
+    grid_probe: Shape | None = None
 
     def shapes_for(self, profile: str, device_kind: str) -> tuple[Shape, ...]:
         """The shapes one profile runs on "cpu" or "cuda"."""

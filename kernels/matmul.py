@@ -345,4 +345,5 @@ DESCRIPTOR = Descriptor(
             "no 16-byte hints: one 2-byte load per element, no cp.async pipeline",
         ),
     ),  # fmt: skip
+    grid_probe={"M": 3, "N": 1 << 20, "K": 5},  # one axis of output tiles
 )

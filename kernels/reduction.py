@@ -182,4 +182,5 @@ DESCRIPTOR = Descriptor(
             shows="bf16 input widened to float32 before the adds",
         ),
     ),
+    grid_probe={"numel": (1 << 31) + 5},  # more than 2**31 elements
 )

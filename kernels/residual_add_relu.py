@@ -238,4 +238,5 @@ DESCRIPTOR = Descriptor(
             shows="bf16, aligned: 128-bit loads of 8 elements",
         ),
     ),
+    grid_probe={"rows": 1 << 16, "cols": 1 << 15},  # 2**31 elements
 )

@@ -283,4 +283,5 @@ DESCRIPTOR = Descriptor(
             launch=1,
         ),
     ),
+    grid_probe={"numel": (1 << 31) + 5},  # more than 2**31 elements
 )

@@ -327,4 +327,5 @@ DESCRIPTOR = Descriptor(
             shows="online: two loops over 4096-wide chunks, 128-bit loads",
         ),
     ),
+    grid_probe={"rows": 3_000_000, "cols": 3},  # one program per row
 )

@@ -260,4 +260,5 @@ DESCRIPTOR = Descriptor(
             fixed=_UNIT_STRIDE,
         ),
     ),
+    grid_probe={"rows": 2, "cols": 4_200_000},  # N / 64 = 65625 column tiles
 )

@@ -74,15 +74,6 @@ BRANCHES = {
 }
 
 # Large awkward shapes checked against CUDA's grid limits (never executed).
-LIMIT_PROBES = {
-    "attention": _bhsd(2048, 32, 1, 64, False),  # B * H = 65536 heads
-    "transpose": _rc(2, 4_200_000),  # N / 64 = 65625 column tiles
-    "softmax": _rc(3_000_000, 3),
-    "matmul": {"M": 3, "N": 1 << 20, "K": 5},
-    "reduction": {"numel": (1 << 31) + 5},
-    "scan": {"numel": (1 << 31) + 5},
-    "residual_add_relu": _rc(1 << 16, 1 << 15),
-}
 
 # Kernels whose grids break CUDA's limits today (issue 19 fixes them); the
 # grid check below runs for every other kernel, and
@@ -169,7 +160,7 @@ def _grid_cases():
 def test_grids_fit_cuda_limits(name, launches_not_run):
     d = DESCRIPTORS[name]
     shapes = [s for profile in PROFILES for s in d.shapes_for(profile, "cuda")]
-    for shape in [*shapes, LIMIT_PROBES[name]]:
+    for shape in [*shapes, DESCRIPTORS[name].grid_probe]:
         for grid in launches_not_run(d, d.dtype_cuda, shape):
             assert grid is not None
             violation = grid_violation(grid)
@@ -181,12 +172,12 @@ def test_grid_check_sees_known_breaks(name, launches_not_run):
     """A known-wrong launch proves the check can fail. When issue 19 fixes a
     kernel this fails: move it out of BREAKS_GRID_LIMITS."""
     d = DESCRIPTORS[name]
-    grids = launches_not_run(d, d.dtype_cuda, LIMIT_PROBES[name])
+    grids = launches_not_run(d, d.dtype_cuda, DESCRIPTORS[name].grid_probe)
     assert any(grid_violation(grid) for grid in grids)
 
 
-def test_every_kernel_has_a_limit_probe():
-    assert set(LIMIT_PROBES) == ALL_KERNELS
+def test_every_kernel_has_a_grid_probe():
+    assert all(d.grid_probe is not None for d in DESCRIPTORS.values())
     assert BREAKS_GRID_LIMITS <= ALL_KERNELS
 
 
