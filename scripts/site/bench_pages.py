@@ -25,30 +25,29 @@ from __future__ import annotations
 
 import html
 import io
-from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.results import (
     ROOT,
     ResultFileError,
-    current_sources,
     enum,
     read,
     schema,
 )
-from scripts.results import (
-    stale_changes as source_changes,
+from scripts.results.benchmarks import (
+    Result,
+    load_results,
+    newest,
+    stale_sources,
 )
 from scripts.results.method import (
     METHOD,
     PROFILE_ROUNDS,
-    check_consistency,
     rounds_for,
 )
 from snippets.tables import cell, markdown_table
 from snippets.tiled_matmul.measurement import reading_of
 
-RESULTS_DIR = ROOT / "results" / "bench"
 CATALOG = ROOT / "results" / "kernels.json"
 SITE_DIR = "bench"  # where plots and raw files go in the built site
 
@@ -83,62 +82,9 @@ def schema_version() -> str:
     return str(schema("bench")["properties"]["schema_version"]["const"])
 
 
-@dataclass(frozen=True)
-class Result:
-    path: Path
-    name: str
-    raw: bytes
-    sha256: str
-    data: dict
-
-    @property
-    def on_gpu(self) -> bool:
-        return self.data["identity"]["device_kind"] == "cuda"
-
-    @property
-    def started(self) -> str:
-        return self.data["identity"]["started_utc"]
-
-
-_cache: dict = {}
-
-
-def load_result(path: Path, root: Path = ROOT) -> Result:
-    """One validated result file (cached while the file is unchanged)."""
-    path = Path(path)
-    stat = path.stat()
-    key = ("result", str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key in _cache:
-        return _cache[key]
-    loaded = read("bench", path, root)
-    check_consistency(loaded.data, _shown(path, root))
-    result = Result(path, loaded.name, loaded.raw, loaded.sha256, loaded.data)
-    _cache[key] = result
-    return result
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def load_results(results_dir: Path | None = None, root: Path = ROOT) -> list[Result]:
-    """Every result file, oldest first (by start time, then name)."""
-    folder = Path(results_dir) if results_dir is not None else RESULTS_DIR
-    if not folder.is_dir():
-        return []
-    results = [load_result(p, root) for p in sorted(folder.glob("*.json"))]
-    return sorted(results, key=lambda r: (r.started, r.name))
-
-
 def latest_for(kernel: str, results: list[Result]) -> Result | None:
-    """The newest result holding this kernel: a GPU one if any exists."""
-    holding = [r for r in results if kernel in r.data["kernels"]]
-    gpu = [r for r in holding if r.on_gpu]
-    pool = gpu or holding
-    return pool[-1] if pool else None
+    """The result a kernel's table shows: the newest holding it, GPU first."""
+    return newest(results, kernel)
 
 
 # --------------------------------------------------------------------------
@@ -318,9 +264,8 @@ def row_notes(result: Result, kernel: str) -> list[str]:
 
 def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
     """What changed in the kernel's source since the run, one line per file."""
-    recorded = result.data["kernels"][kernel]["sources"]
     changes = []
-    for change in source_changes(recorded, current_sources(kernel, root)):
+    for change in stale_sources(result, kernel, root):
         path, old, new = change["path"], change["was"], change["now"]
         if new is None:
             changes.append(f"`{path}` was removed (recorded sha256 `{old[:12]}`)")
@@ -596,6 +541,10 @@ MARKERS = ("o", "s", "^", "D", "v", "P")
 
 def _plain_number(value: float, _position) -> str:
     return f"{value:g}"
+
+
+# (result sha256, kernel) -> SVG bytes: a serve rebuild redraws only what changed
+_cache: dict = {}
 
 
 def render_svg(result: Result, kernel: str) -> bytes:

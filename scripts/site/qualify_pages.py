@@ -18,11 +18,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from scripts import results
+from scripts.results.benchmarks import RESULTS_DIR, load_results, newest
 from snippets.tables import cell, markdown_table
 
 ROOT = results.ROOT
 QUALIFY_DIR = results.RESULTS_DIR / "qualify"
-BENCH_DIR = results.RESULTS_DIR / "bench"
+BENCH_DIR = RESULTS_DIR
 ARTIFACT_FILE = results.RESULTS_DIR / "artifacts" / "residual_add_relu.sm_90a.json"
 KERNEL = "residual_add_relu"
 #: The verdict whose contract the pages quote (the project's own kernel).
@@ -275,32 +276,17 @@ def corpus_bound_text() -> str:
 # --------------------------------------------------------------------------
 
 
-def _read_bench(path: Path) -> dict:
-    return results.read("bench", path).data
-
-
-def _compare_results() -> list[dict]:
-    """Every committed benchmark result of profile "compare" that times this
-    kernel, oldest first."""
-    found = []
-    for path in sorted(BENCH_DIR.glob("*.json")):
-        data = _read_bench(path)
-        identity = data["identity"]
-        if identity.get("profile") != "compare":
-            continue
-        if not any(r["kernel"] == KERNEL for r in data["rows"]):
-            continue
-        found.append(data)
-    return sorted(found, key=lambda d: d["identity"]["started_utc"])
+def _newest(kind: str) -> dict | None:
+    """The newest comparison measured on "cuda" or "cpu" (the same pick the
+    Benchmarks page makes, through scripts.results.benchmarks)."""
+    found = newest(
+        load_results(BENCH_DIR), KERNEL, profile="compare", on_gpu=kind == "cuda"
+    )
+    return found.data if found is not None else None
 
 
 def _device_kind(data: dict) -> str:
-    return data["identity"].get("device_kind") or data["device"]["kind"]
-
-
-def _newest(kind: str) -> dict | None:
-    matching = [d for d in _compare_results() if _device_kind(d) == kind]
-    return matching[-1] if matching else None
+    return data["identity"]["device_kind"]
 
 
 def _device_comparison() -> dict | None:

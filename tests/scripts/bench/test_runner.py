@@ -17,7 +17,7 @@ import kernels.residual_add_relu as module
 from kernels.descriptor import discover
 from scripts.bench import __main__ as cli
 from scripts.bench import runner as bench
-from scripts.results import sha256_file
+from scripts.results import benchmarks, sha256_file
 from scripts.results.method import METHOD
 from scripts.site import bench_pages
 
@@ -40,7 +40,7 @@ def two_runs(tmp_path_factory):
 def test_cpu_sweep_writes_a_valid_cpu_file(two_runs):
     out, code, _, path, _ = two_runs
     assert code == bench.EXIT_OK
-    result = bench_pages.load_result(path)  # validates every field
+    result = benchmarks.load_result(path)  # validates every field
     data = result.data
     assert data["run_status"] == "complete"
     assert data["identity"]["device_kind"] == "cpu"

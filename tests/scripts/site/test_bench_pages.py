@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from scripts.results import current_sources, sha256_bytes
+from scripts.results.benchmarks import load_results
 from scripts.results.method import METHOD, PROFILE_ROUNDS
 from scripts.site import bench_pages
 
@@ -412,16 +413,18 @@ def test_matmul_reading_reads_the_file_the_table_shows(tmp_path, catalog):
 
 
 def test_committed_results_render_within_the_build_budget():
-    """The real results/bench/ files: every kernel's table and plot, under 2 s."""
+    """The real results/bench/ files: every kernel's table and plot, under 2 s
+    of this process's CPU time (wall time would count the other test worker
+    competing for the same two cores)."""
     bench_pages._cache.clear()
-    start = time.perf_counter()
-    kernels = sorted({k for r in bench_pages.load_results() for k in r.data["kernels"]})
+    start = time.process_time()
+    kernels = sorted({k for r in load_results() for k in r.data["kernels"]})
     for kernel in kernels:
         bench_pages.kernel_results(kernel, "reference/benchmarks/")
     bench_pages.all_results()
     files = bench_pages.site_files()
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, f"rendering took {elapsed:.2f} s"
+    elapsed = time.process_time() - start
+    assert elapsed < 2.0, f"rendering took {elapsed:.2f} s of CPU time"
     for kernel in kernels:
         assert f"bench/{kernel}.svg" in files
 

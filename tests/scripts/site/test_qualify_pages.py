@@ -10,30 +10,16 @@ import pytest
 from scripts import results
 from scripts.site import qualify_pages as pages
 
-FIXTURES = results.ROOT / "tests" / "scripts" / "site" / "fixtures" / "qualify"
-
-
-def _plain_json(path):
-    return json.loads(path.read_text(encoding="utf-8"))
-
 
 @pytest.fixture
-def cpu_comparison(monkeypatch, tmp_path):
-    """A results/bench/ holding one CPU comparison: the committed one when
-    there is one, else the fixture made from the last schema-1 comparison
-    (results/qualify/comparison.cpu.json), read as plain JSON."""
-    try:
-        committed = pages._comparison()
-    except results.ResultFileError:  # another results/bench/ file mid-migration
-        committed = None
-    if committed is not None and pages._device_kind(committed) == "cpu":
-        return committed
-    (tmp_path / "compare-cpu.json").write_bytes(
-        (FIXTURES / "compare-cpu.json").read_bytes()
+def cpu_comparison():
+    """The committed CPU comparison (results/bench/, profile "compare")."""
+    committed = pages._newest("cpu")
+    assert committed is not None, (
+        "no CPU comparison committed: python -m scripts.bench --device cpu "
+        "--profile compare residual_add_relu"
     )
-    monkeypatch.setattr(pages, "BENCH_DIR", tmp_path)
-    monkeypatch.setattr(pages, "_read_bench", _plain_json)
-    return pages._comparison()
+    return committed
 
 
 def test_the_page_module_imports_neither_torch_nor_the_evaluator():
