@@ -46,7 +46,6 @@ the cubin does not embed this checkout's path; the instructions are the same.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import os
 import re
@@ -376,7 +375,7 @@ def compile_plan(plan: Plan) -> dict:
         "num_stages": int(compiled.metadata.num_stages),
         "shared_bytes": int(compiled.metadata.shared),
         **_resource_usage(cubin, ptx),
-        "cubin_sha256": hashlib.sha256(cubin).hexdigest(),
+        "cubin_sha256": results.sha256_bytes(cubin),
         "ptx_opcodes": _opcode_counts(ptx_lines),
         "sass_opcodes": _opcode_counts(sass),
         "ptx_excerpt": _excerpt(ptx_lines, _INTERESTING_PTX),

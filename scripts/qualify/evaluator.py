@@ -34,11 +34,9 @@ from __future__ import annotations
 
 import ast
 import atexit
-import hashlib
 import json
 import math
 import os
-import platform
 import select
 import shutil
 import signal
@@ -63,8 +61,9 @@ from scripts.qualify.cases import (
     bench_shapes,
     cases,
 )
-from scripts.results import ROOT, display_path
+from scripts.results import ROOT, display_path, sha256_bytes
 from scripts.results import write as write_result
+from scripts.results.provenance import software_info
 from snippets.kernel_correctness_contracts.contract import (
     allowed_ulps,
     bits_changed,
@@ -654,7 +653,7 @@ def judge_case(case, calls, record, interpreter) -> CaseResult:
 
 def source_identity(path: Path) -> tuple[str, str]:
     text = path.read_text(encoding="utf-8")
-    return text, hashlib.sha256(path.read_bytes()).hexdigest()
+    return text, sha256_bytes(path.read_bytes())
 
 
 def static_check(path: Path, text: str) -> None:
@@ -680,13 +679,9 @@ def static_check(path: Path, text: str) -> None:
 
 
 def software() -> dict:
-    import triton
-
-    return {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-    }
+    """The versions a verdict records (from the one provenance helper)."""
+    info = software_info()
+    return {key: info[key] for key in ("python", "torch", "triton")}
 
 
 def qualify(

@@ -22,16 +22,17 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as dt
-import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from scripts.results import sha256_bytes
+from scripts.results.provenance import git_identity
 
 ROOT = Path(__file__).resolve().parents[2]
 # How the run record and the corpus description name the command that made them.
@@ -66,7 +67,7 @@ def snapshot_corpus(docs_dir: Path = ROOT / "docs", out_dir: Path = RESULTS) -> 
             {
                 "path": page.relative_to(docs_dir.parent).as_posix(),
                 "bytes": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(),
+                "sha256": sha256_bytes(data),
             }
         )
     corpus = "\n".join(texts).encode("utf-8")
@@ -76,7 +77,7 @@ def snapshot_corpus(docs_dir: Path = ROOT / "docs", out_dir: Path = RESULTS) -> 
         "made_by": COMMAND,
         "how": "each page stripped of outer blank lines, pages in path order, "
         "joined by one blank line",
-        "sha256": hashlib.sha256(corpus).hexdigest(),
+        "sha256": sha256_bytes(corpus),
         "bytes": len(corpus),
         "pages": listing,
     }
@@ -215,18 +216,12 @@ def execute_notebook(
 
 
 def git_facts() -> dict:
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-
-    try:
-        return {
-            "git_commit": git("rev-parse", "HEAD"),
-            "git_dirty": bool(git("status", "--porcelain")),
-        }
-    except (OSError, subprocess.CalledProcessError):
-        return {"git_commit": None, "git_dirty": None}
+    identity = git_identity()
+    known = identity["commit_source"] == "git"
+    return {
+        "git_commit": identity["commit"] if known else None,
+        "git_dirty": identity["dirty"] if known else None,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
