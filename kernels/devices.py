@@ -45,13 +45,16 @@ H200 = DeviceFigures(
     "Architecture whitepaper",
 )
 
-#: Devices a result file may name, matched by substring of the device name.
+#: Devices a result file may name. A name matches a key when it is the key or
+#: ends with it after a space ("NVIDIA H200"), so a variant with its own
+#: figures ("NVIDIA H200 NVL") never gets the SXM part's.
 KNOWN = {"H200": H200}
 
 
 def figures_for(device_name: str) -> DeviceFigures | None:
     """The published figures for a device name such as 'NVIDIA H200'."""
+    name = device_name.strip()
     for key, figures in KNOWN.items():
-        if key in device_name:
+        if name == key or name.endswith(" " + key):
             return figures
     return None

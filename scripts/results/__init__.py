@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,8 +96,31 @@ def sha256_file(path: Path) -> str:
     return sha256_bytes(Path(path).read_bytes())
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"non-finite number {name} (JSON has no NaN or Infinity)")
+class _NonFinite:
+    """Stands in for NaN, Infinity or an overflowing number while parsing,
+    so the error can name the field that held it."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _parse_float(text: str) -> float | _NonFinite:
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite(text)
+
+
+def _find_non_finite(data: Any, path: str = "") -> tuple[str, str] | None:
+    """(field, text) of the first stand-in in parsed data, or None."""
+    if isinstance(data, _NonFinite):
+        return path.lstrip(".") or "(top level)", data.text
+    if isinstance(data, (dict, list)):
+        items = data.items() if isinstance(data, dict) else enumerate(data)
+        for key, value in items:
+            part = f"[{key}]" if isinstance(key, int) else f".{key}"
+            found = _find_non_finite(value, path + part)
+            if found is not None:
+                return found
+    return None
 
 
 def _too_deep(raw: bytes) -> bool:
@@ -153,13 +177,23 @@ def read(kind: str, path: Path, root: Path = ROOT) -> Loaded:
         return Loaded(path, path.name, raw, sha256_bytes(raw), data)
     if stat.st_size > MAX_BYTES:
         raise ResultFileError(f"{shown}: larger than {MAX_BYTES >> 20} MiB")
-    raw = path.read_bytes()
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_BYTES + 1)  # the file may have grown since stat
+    if len(raw) > MAX_BYTES:
+        raise ResultFileError(f"{shown}: larger than {MAX_BYTES >> 20} MiB")
     if _too_deep(raw):
         raise ResultFileError(f"{shown}: nested more than {MAX_DEPTH} levels deep")
     try:
-        data = json.loads(raw, parse_constant=_reject_constant)
+        data = json.loads(raw, parse_constant=_NonFinite, parse_float=_parse_float)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ResultFileError(f"{shown}: not valid JSON: {exc}") from None
+    found = _find_non_finite(data)
+    if found is not None:
+        field, text = found
+        raise ResultFileError(
+            f"{shown}: field '{field}': non-finite number {text[:40]} "
+            "(JSON has no NaN or Infinity)"
+        )
     validate(kind, data, shown)
     _validated[key] = raw
     return Loaded(path, path.name, raw, sha256_bytes(raw), data)

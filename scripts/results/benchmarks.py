@@ -13,14 +13,17 @@ from pathlib import Path
 
 from scripts.results import (
     ROOT,
+    ResultFileError,
     current_sources,
     display_path,
     read,
     stale_changes,
 )
-from scripts.results.method import check_consistency
+from scripts.results.method import check_consistency, parse_utc
 
 RESULTS_DIR = ROOT / "results" / "bench"
+#: The kernel catalog, relative to the checkout: a result may only name its keys.
+CATALOG = Path("results") / "kernels.json"
 
 
 @dataclass(frozen=True)
@@ -46,21 +49,37 @@ class Result:
         return self.data["identity"]["profile"]
 
 
+def known_kernels(root: Path = ROOT) -> frozenset[str]:
+    """The kernels the project has: the catalog's keys (``root``'s
+    results/kernels.json, read and validated like any data file)."""
+    path = Path(root) / CATALOG
+    if not path.exists():
+        raise ResultFileError(
+            f"{display_path(path, root)}: missing, so result files' kernel "
+            "names cannot be checked (`make catalog` writes it)"
+        )
+    return frozenset(read("catalog", path, root).data["kernels"])
+
+
 def load_result(path: Path, root: Path = ROOT) -> Result:
-    """One result file, validated against the schema and the method's
-    cross-field rules, or ResultFileError naming the file and field."""
+    """One result file, validated against the schema, the kernel catalog and
+    the method's cross-field rules, or ResultFileError naming the file and
+    field."""
     loaded = read("bench", path, root)
-    check_consistency(loaded.data, display_path(path, root))
+    check_consistency(loaded.data, display_path(path, root), known_kernels(root))
     return Result(Path(path), loaded.name, loaded.raw, loaded.sha256, loaded.data)
 
 
 def load_results(results_dir: Path | None = None, root: Path = ROOT) -> list[Result]:
-    """Every result file, oldest first (by start time, then name)."""
+    """Every result file, oldest first (by start time, then name). Each goes
+    through ``load_result`` and so ``read``, which refuses a directory or a
+    symlink named *.json."""
     folder = Path(results_dir) if results_dir is not None else RESULTS_DIR
     if not folder.is_dir():
         return []
     results = [load_result(p, root) for p in sorted(folder.glob("*.json"))]
-    return sorted(results, key=lambda r: (r.started, r.name))
+    # Dates were checked on load; compare them as times, not as text.
+    return sorted(results, key=lambda r: (parse_utc(r.started), r.name))
 
 
 def newest(

@@ -9,6 +9,8 @@ are defined once, in ``schemas/bench.schema.json``, and read with
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from datetime import datetime, timedelta
 from typing import Any
 
 from scripts.results import ResultFileError
@@ -100,11 +102,112 @@ def plausibility_flags(
     return []
 
 
-def check_consistency(data: dict[str, Any], shown: str) -> None:
+def parse_utc(text: str) -> datetime | None:
+    """An ISO 8601 time with a UTC offset ("2026-11-29T15:10:19+00:00" or
+    "...Z"), or None when it does not parse or is not UTC."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.utcoffset() != timedelta(0):
+        return None  # naive, or another zone
+    return moment
+
+
+def _refuse(shown: str, field: str, why: str) -> ResultFileError:
+    return ResultFileError(f"{shown}: field '{field}': {why}")
+
+
+def _check_times(identity: dict[str, Any], shown: str) -> None:
+    started = parse_utc(identity["started_utc"])
+    if started is None:
+        raise _refuse(
+            shown,
+            "identity.started_utc",
+            f"{identity['started_utc'][:40]!r} is not an ISO 8601 UTC time",
+        )
+    finished_text = identity.get("finished_utc")
+    if finished_text is None:
+        return
+    if parse_utc(finished_text) is None:
+        raise _refuse(
+            shown,
+            "identity.finished_utc",
+            f"{finished_text[:40]!r} is not an ISO 8601 UTC time",
+        )
+
+
+def _check_datasheet(data: dict[str, Any], shown: str) -> None:
+    """On a device kernels/devices.py knows, nothing may beat its datasheet:
+    not a row marked ok, not the measured ceilings."""
+    from kernels.devices import figures_for
+
+    if data["identity"]["device_kind"] != "cuda":
+        return
+    figures = figures_for(data["device"]["name"])
+    if figures is None:
+        return
+    device = figures.name
+    hbm, peak = figures.hbm_bytes_per_s, figures.bf16_dense_flop_per_s
+    ceilings = data.get("ceilings") or {}
+    copy = ceilings.get("copy") or {}
+    for key in ("bandwidth_bytes_per_s", "best_bandwidth_bytes_per_s"):
+        if copy.get(key, 0) > hbm:
+            raise _refuse(
+                shown,
+                f"ceilings.copy.{key}",
+                f"impossible: {copy[key] / 1e12:.3g} TB/s is above the "
+                f"{device} datasheet's {hbm / 1e12:.3g} TB/s",
+            )
+    matmul = ceilings.get("matmul") or {}
+    for key in ("flop_rate_per_s", "best_flop_rate_per_s"):
+        if matmul.get(key, 0) > peak:
+            raise _refuse(
+                shown,
+                f"ceilings.matmul.{key}",
+                f"impossible: {matmul[key] / 1e12:.4g} TFLOP/s is above the "
+                f"{device} datasheet's dense bf16 {peak / 1e12:.4g} TFLOP/s",
+            )
+    for i, row in enumerate(data["rows"]):
+        if not row.get("timed") or row["status"] != "ok":
+            continue  # implausible rows are kept, flagged, and never shown
+        seconds = row["median_ms"] * 1e-3
+        if row["bytes_moved"] / seconds > hbm:
+            raise _refuse(
+                shown,
+                f"rows[{i}].median_ms",
+                f"impossible: {row['bytes_moved']} bytes in {row['median_ms']:.4g} "
+                f"ms is {row['bytes_moved'] / seconds / 1e12:.3g} TB/s, above the "
+                f"{device} datasheet's {hbm / 1e12:.3g} TB/s",
+            )
+        if row["flops"] / seconds > peak:
+            raise _refuse(
+                shown,
+                f"rows[{i}].median_ms",
+                f"impossible: {row['flops']} FLOPs in {row['median_ms']:.4g} ms "
+                f"is {row['flops'] / seconds / 1e12:.4g} TFLOP/s, above the "
+                f"{device} datasheet's dense bf16 {peak / 1e12:.4g} TFLOP/s",
+            )
+
+
+def check_consistency(
+    data: dict[str, Any], shown: str, known_kernels: Collection[str] | None = None
+) -> None:
     """The checks on a bench file that JSON Schema cannot express: every
-    row's kernel is listed in ``kernels``, and p20 <= median <= p80. Raises
-    ResultFileError naming the file and the field (after schema validation)."""
+    row's kernel is listed in ``kernels`` (and, given ``known_kernels``, is
+    one the project has), p20 <= median <= p80, the start and finish times
+    parse as UTC, and on a device with known datasheet figures nothing is
+    faster than the datasheet allows. Raises ResultFileError naming the file
+    and the field (after schema validation)."""
     kernels = data["kernels"]
+    if known_kernels is not None:
+        for name in kernels:
+            if name not in known_kernels:
+                raise _refuse(
+                    shown,
+                    f"kernels.{name}",
+                    "not a kernel of this project (results/kernels.json)",
+                )
     for i, row in enumerate(data["rows"]):
         where = f"rows[{i}]"
         if row["kernel"] not in kernels:
@@ -119,3 +222,6 @@ def check_consistency(data: dict[str, Any], shown: str) -> None:
                 f"{shown}: fields '{where}.p20_ms' <= 'median_ms' <= 'p80_ms' "
                 "do not hold"
             )
+    if "identity" in data:
+        _check_times(data["identity"], shown)
+        _check_datasheet(data, shown)

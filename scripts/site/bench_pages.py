@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import html
 import io
-from pathlib import Path
+import re
+from pathlib import Path, PurePosixPath
 
 from scripts.results import (
     ROOT,
@@ -43,6 +44,7 @@ from scripts.results.benchmarks import (
 from scripts.results.method import (
     METHOD,
     PROFILE_ROUNDS,
+    parse_utc,
     rounds_for,
 )
 from snippets.tables import cell, markdown_table
@@ -123,17 +125,46 @@ def format_bytes(count: int) -> str:
     return f"{count} B"
 
 
+# Characters that Markdown would read as syntax (links, code, emphasis,
+# escapes), written as character references so they show as themselves.
+_MARKDOWN_SYNTAX = {c: f"&#{ord(c)};" for c in "\\`*_[]!~"}
+_MARKDOWN_RE = re.compile("[" + re.escape("".join(_MARKDOWN_SYNTAX)) + "]")
+
+
+def text_from_file(value: object) -> str:
+    """Any text that comes from a result file, as a page shows it: HTML
+    escaped, pipes and newlines made harmless (``snippets.tables.cell``), and
+    Markdown syntax shown literally, so a file can add neither markup nor a
+    link to the page."""
+    return _MARKDOWN_RE.sub(lambda m: _MARKDOWN_SYNTAX[m.group()], cell(value))
+
+
+#: A name that may become part of a path in the built site.
+_SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _site_path(*parts: str) -> str:
+    """``SITE_DIR/parts...``, refused unless every part is a plain name, so
+    nothing a result file says can put a file outside the site folder."""
+    for part in parts:
+        if not _SITE_NAME.match(part) or ".." in part:
+            raise ResultFileError(f"{part[:80]!r}: not a safe name for a site path")
+    path = PurePosixPath(SITE_DIR, *parts)
+    assert path.parts[0] == SITE_DIR and ".." not in path.parts
+    return path.as_posix()
+
+
 def _relative(page_url: str, target: str) -> str:
     depth = len([part for part in page_url.split("/") if part])
     return "../" * depth + target
 
 
 def raw_site_path(result: Result) -> str:
-    return f"{SITE_DIR}/results/{result.name}"
+    return _site_path("results", result.name)
 
 
 def plot_site_path(kernel: str) -> str:
-    return f"{SITE_DIR}/{kernel}.svg"
+    return _site_path(f"{kernel}.svg")
 
 
 def device_text(result: Result) -> str:
@@ -162,7 +193,8 @@ def commit_text(result: Result) -> str:
 
 
 def date_text(result: Result) -> str:
-    return result.started.replace("T", " ").replace("+00:00", " UTC")
+    moment = parse_utc(result.started)  # checked on load: a UTC time
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else result.started
 
 
 def cell_text(row: dict) -> str:
@@ -225,7 +257,7 @@ def results_table(result: Result, kernel: str) -> str:
         by_provider = {
             r["provider"]: r for r in rows if f"{r['shape_text']} {r['dtype']}" == shape
         }
-        cells = [cell(shape)]
+        cells = [text_from_file(shape)]
         for provider in providers:
             row = by_provider.get(provider)
             cells.append(cell_text(row) if row else "—")
@@ -233,11 +265,11 @@ def results_table(result: Result, kernel: str) -> str:
             r = ratio_r(by_provider, baselines)
             cells.append(f"{r:.2f}" if r is not None else "—")
         labels = next(iter(by_provider.values()))["labels"]
-        cells.append(cell(", ".join(labels)))
+        cells.append(text_from_file(", ".join(labels)))
         body.append(cells)
     align = "l" + "r" * (len(header) - 2) + "l"
     # Cells are escaped above; the markup around them (<br>, bold) is ours.
-    escaped_header = [cell(h) for h in header]
+    escaped_header = [text_from_file(h) for h in header]
     return markdown_table(escaped_header, body, align, escape=False)
 
 
@@ -249,17 +281,17 @@ def row_notes(result: Result, kernel: str) -> list[str]:
             continue
         where = f"{row['shape_text']} {row['dtype']}, {row['provider']}"
         for flag in row.get("flags") or []:
-            notes.append(f"- {where}: {flag}")
+            notes.append(f"{where}: {flag}")
         if row["status"] in (INCORRECT, ERROR):
             why = row.get("reason") or row.get("error") or "no reason recorded"
-            notes.append(f"- {where}: {row['status']}: {why}")
+            notes.append(f"{where}: {row['status']}: {why}")
     for failure in result.data.get("shape_errors") or []:
         if failure.get("kernel") == kernel:
             notes.append(
-                f"- {failure.get('shape_text', '?')}: could not run: "
+                f"{failure.get('shape_text', '?')}: could not run: "
                 f"{failure.get('error', '?')}"
             )
-    return [html.escape(note, quote=False) for note in notes]
+    return [f"- {text_from_file(note)}" for note in notes]
 
 
 def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
@@ -281,18 +313,19 @@ def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
 def caption_html(result: Result, page_url: str) -> str:
     identity = result.data["identity"]
     parts = [
-        html.escape(device_text(result)),
-        html.escape(software_text(result)),
-        f"commit <code>{html.escape(commit_text(result))}</code>",
-        html.escape(date_text(result)),
-        f"profile {html.escape(identity['profile'])}",
+        text_from_file(device_text(result)),
+        text_from_file(software_text(result)),
+        f"commit <code>{text_from_file(commit_text(result))}</code>",
+        text_from_file(date_text(result)),
+        f"profile {text_from_file(identity['profile'])}",
     ]
     if result.data["run_status"] != COMPLETE:
-        parts.append(f"run {html.escape(result.data['run_status'])} (partial)")
+        parts.append(f"run {text_from_file(result.data['run_status'])} (partial)")
     parts.append(f"sha256 <code>{result.sha256}</code>")
     link = _relative(page_url, raw_site_path(result))
     parts.append(
-        f'<a href="{link}" download>raw result ({html.escape(result.name)})</a>'
+        f'<a href="{html.escape(link)}" download>'
+        f"raw result ({text_from_file(result.name)})</a>"
     )
     return " · ".join(parts)
 
@@ -334,7 +367,8 @@ def kernel_results(
         blocks.append(
             '!!! abstract "Evidence: device measurement"\n\n'
             + _indent(
-                f"Measured on {result.data['device']['name']} with CUDA events "
+                f"Measured on {text_from_file(result.data['device']['name'])} "
+                "with CUDA events "
                 "and an L2 flush before every timed call; valid for that "
                 "device and that software only."
             )
@@ -366,11 +400,13 @@ def kernel_results(
     if result.on_gpu:
         legend += (
             " R is the best of "
-            + ", ".join(meta.get("r_baselines", ["eager", "compile"]))
+            + ", ".join(
+                text_from_file(b) for b in meta.get("r_baselines", ["eager", "compile"])
+            )
             + " divided by the Triton time (above 1: Triton is faster)."
         )
     if meta.get("eager_is"):
-        legend += f" Eager here is {meta['eager_is']}."
+        legend += f" Eager here is {text_from_file(meta['eager_is'])}."
     blocks.append(legend)
     notes = row_notes(result, kernel)
     if notes:
@@ -378,7 +414,7 @@ def kernel_results(
     alt = f"{kernel}: {'achieved rate' if result.on_gpu else 'host time'} per shape"
     blocks.append(
         '<figure class="bench-plot">\n'
-        f'<img src="{_relative(page_url, plot_site_path(kernel))}" '
+        f'<img src="{html.escape(_relative(page_url, plot_site_path(kernel)))}" '
         f'alt="{html.escape(alt)}">\n'
         f"<figcaption>{caption_html(result, page_url)}</figcaption>\n"
         "</figure>"
@@ -404,14 +440,15 @@ def all_results(
         kind = "GPU run" if result.on_gpu else "CPU run (not device speed)"
         kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
         lines = [
-            f'**<a href="{link}" download>{html.escape(result.name)}</a>** · {kind}',
+            f'**<a href="{html.escape(link)}" download>'
+            f"{text_from_file(result.name)}</a>** · {kind}",
             "",
-            f"- Identity: commit `{commit_text(result)}`, started "
-            f"{date_text(result)}, profile `{identity['profile']}`, run "
-            f"{result.data['run_status']}, {len(result.data['rows'])} rows "
-            f"({kernels})",
-            f"- Device: {html.escape(device_text(result))}",
-            f"- Software: {software_text(result)}",
+            f"- Identity: commit <code>{text_from_file(commit_text(result))}</code>, "
+            f"started {text_from_file(date_text(result))}, profile "
+            f"`{identity['profile']}`, run {result.data['run_status']}, "
+            f"{len(result.data['rows'])} rows ({kernels})",
+            f"- Device: {text_from_file(device_text(result))}",
+            f"- Software: {text_from_file(software_text(result))}",
             f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
             f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
             f"- Datasheet: {_datasheet_cell(result)}",
@@ -437,7 +474,7 @@ def _ceiling_cell(result: Result, which: str) -> str:
         text = (
             f"{format_rate(c['flop_rate_per_s'], 'flops')}, "
             f"{format_rate(c.get('best_flop_rate_per_s', 0), 'flops')} "
-            f"({c.get('dtype', '?')} {shape})"
+            f"({text_from_file(c.get('dtype', '?'))} {shape})"
         )
     if not result.on_gpu:
         text += ", CPU host timing"
@@ -451,7 +488,7 @@ def _datasheet_cell(result: Result) -> str:
     return (
         f"{format_rate(sheet['bandwidth_bytes_per_s'], 'bandwidth')}, "
         f"{format_rate(sheet['bf16_dense_flop_per_s'], 'flops')} bf16 dense "
-        f"({html.escape(sheet.get('source', ''))})"
+        f"({text_from_file(sheet.get('source', ''))})"
     )
 
 
@@ -535,6 +572,7 @@ SVG_RC = {
     "font.size": 9.0,
     "axes.grid": True,
     "grid.alpha": 0.3,
+    "text.parse_math": False,  # "$" in a file's text is text, not math
 }
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -646,6 +684,10 @@ def site_files(results_dir: Path | None = None, root: Path = ROOT) -> dict[str, 
     for kernel in kernels:
         result = latest_for(kernel, results)
         files[plot_site_path(kernel)] = render_svg(result, kernel)
+    for path in files:  # the build writes these under site/: nowhere else
+        parts = PurePosixPath(path).parts
+        if parts[0] != SITE_DIR or ".." in parts or PurePosixPath(path).is_absolute():
+            raise ResultFileError(f"{path[:80]!r}: outside the site's {SITE_DIR}/")
     return files
 
 

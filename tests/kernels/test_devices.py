@@ -5,15 +5,18 @@ import pytest
 from kernels.devices import H200, KNOWN, DeviceFigures, figures_for
 
 
-@pytest.mark.parametrize(
-    "name", ["NVIDIA H200", "NVIDIA H200 NVL", "H200"], ids=["full", "nvl", "bare"]
-)
+@pytest.mark.parametrize("name", ["NVIDIA H200", "H200"], ids=["full", "bare"])
 def test_figures_for_matches_the_device_name(name):
     assert figures_for(name) is H200
 
 
-@pytest.mark.parametrize("name", ["NVIDIA H100 80GB HBM3", "cpu", ""])
+@pytest.mark.parametrize(
+    "name",
+    ["NVIDIA H200 NVL", "NVIDIA H100 80GB HBM3", "NVIDIA XH200", "H200 x", "cpu", ""],
+    ids=["h200-nvl", "h100", "prefix", "suffix", "cpu", "empty"],
+)
 def test_figures_for_an_unknown_device_is_none(name):
+    # The NVL part has its own (lower) figures: it must not get the SXM ones.
     assert figures_for(name) is None
 
 

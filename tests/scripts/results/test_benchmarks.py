@@ -8,18 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from scripts.results import ResultFileError
+from scripts.results import ResultFileError, benchmarks
 from scripts.results.benchmarks import load_result, load_results, newest, stale_sources
 
 FIXTURES = Path(__file__).parents[1] / "site" / "fixtures" / "bench"
 
 
 @pytest.fixture
-def folder(tmp_path):
-    """Two GPU results and one CPU result for fixture_add, one GPU for mm."""
+def folder(tmp_path, monkeypatch):
+    """Two GPU results and one CPU result for fixture_add, one GPU for mm,
+    checked against a catalog that lists the fixture kernels."""
     for name in ("cpu_valid.json", "gpu_valid.json", "stale.json"):
         shutil.copy(FIXTURES / name, tmp_path / name)
+    monkeypatch.setattr(benchmarks, "known_kernels", fixture_kernels)
     return tmp_path
+
+
+def fixture_kernels(root=None):
+    return frozenset({"fixture_add", "fixture_mm"})
 
 
 def test_results_load_oldest_first(folder):
@@ -41,7 +47,8 @@ def test_newest_filters_by_profile_and_device(folder):
     assert newest(results, "fixture_add", profile="compare") is None
 
 
-def test_a_cpu_result_is_shown_only_while_no_gpu_result_exists(tmp_path):
+def test_a_cpu_result_is_shown_only_while_no_gpu_result_exists(tmp_path, monkeypatch):
+    monkeypatch.setattr(benchmarks, "known_kernels", fixture_kernels)
     shutil.copy(FIXTURES / "cpu_valid.json", tmp_path / "cpu_valid.json")
     assert newest(load_results(tmp_path), "fixture_add").name == "cpu_valid.json"
 

@@ -31,12 +31,14 @@ KERNEL_TEXT = {
 
 @pytest.fixture
 def tree(tmp_path):
-    """A fake repository root (kernels/) and an empty results folder."""
+    """A fake repository root (kernels/, a catalog of the fixture kernels in
+    results/kernels.json) and an empty results folder."""
     (tmp_path / "kernels").mkdir()
     for name, text in KERNEL_TEXT.items():
         (tmp_path / "kernels" / name).write_bytes(text)
-    results = tmp_path / "results"
-    results.mkdir()
+    results = tmp_path / "results" / "bench"
+    results.mkdir(parents=True)
+    shutil.copy(FIXTURES / "catalog" / "kernels.json", tmp_path / "results")
 
     def add(*names):
         for name in names:
@@ -372,7 +374,7 @@ def test_table_cells_from_a_result_are_escaped(tree):
 def gpu_file_from(cpu: dict, sources: dict) -> dict:
     """A GPU-shaped result built from the real CPU one, for the reader."""
     data = copy.deepcopy(cpu)
-    data["identity"].update(device_kind="cuda", started_utc="2027-01-01T00:00:00")
+    data["identity"].update(device_kind="cuda", started_utc="2027-01-01T00:00:00Z")
     data["device"] = {"kind": "cuda", "name": "NVIDIA H200"}
     data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] = 4.3e12
     data["kernels"]["matmul"]["sources"] = sources
