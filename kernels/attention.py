@@ -162,9 +162,13 @@ def attention_kernel(
     CAUSAL: tl.constexpr, DOT_PRECISION: tl.constexpr,
     INTERPRETED: tl.constexpr,
 ):  # fmt: skip
-    tile_m = tl.program_id(axis=0)
+    # One grid axis for (head, query tile): axis 1 allows only 65535 programs,
+    # and B * H passes that. Consecutive programs share a head's K and V.
+    pid = tl.program_id(axis=0)
+    tiles_m = tl.cdiv(S, BLOCK_M)
+    tile_m = pid % tiles_m
     # Contiguous (B, H, S, D): head bh starts bh * S * D elements in.
-    head = tl.program_id(axis=1).to(tl.int64) * S * HEAD_DIM
+    head = (pid // tiles_m).to(tl.int64) * S * HEAD_DIM
     offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
@@ -252,7 +256,7 @@ def attention_with_config(
     if out.numel() == 0:
         return out
     (launch,) = launch_config(q.dtype, B, H, S, D, causal, config)
-    grid = (triton.cdiv(S, config.BLOCK_M), B * H)
+    grid = (triton.cdiv(S, config.BLOCK_M) * B * H,)
     attention_kernel[grid](
         q, k, v, out, S, LOG2_E / math.sqrt(D),
         **launch.constexprs,

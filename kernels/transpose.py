@@ -75,8 +75,11 @@ def transpose_v1_kernel(
     BLOCK_N: tl.constexpr,
 ):
     # Reads BLOCK_N elements of row `row` of x; writes them down a column.
-    row = tl.program_id(axis=0).to(tl.int64)
-    cols = tl.program_id(axis=1).to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
+    # One grid axis (axis 1 allows only 65535 programs): row, then column block.
+    pid = tl.program_id(axis=0).to(tl.int64)
+    col_blocks = tl.cdiv(N, BLOCK_N)
+    row = pid // col_blocks
+    cols = (pid % col_blocks) * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = cols < N
     values = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=mask)
     # out[cols, row]: neighbouring lanes write M elements apart.
@@ -96,8 +99,11 @@ def transpose_v2_kernel(
 ):
     # Reads one BLOCK_M x BLOCK_N tile of x, writes it as a BLOCK_N x BLOCK_M
     # tile of out; both sides touch whole rows.
-    rows = tl.program_id(axis=0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.program_id(axis=1).to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
+    # One grid axis (axis 1 allows only 65535 programs), tiles in row order.
+    pid = tl.program_id(axis=0).to(tl.int64)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    rows = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = (pid % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     offs = rows[:, None] * stride_xm + cols[None, :] * stride_xn
     tile = tl.load(x_ptr + offs, mask=mask)
@@ -125,7 +131,7 @@ def transpose_v1(x: torch.Tensor, *, block_n: int = NAIVE_BLOCK_N) -> torch.Tens
     if out.numel() == 0:
         return out
     (launch,) = launch_config(x.dtype, M, N, version="v1", block_n=block_n)
-    grid = (M, triton.cdiv(N, block_n))
+    grid = (M * triton.cdiv(N, block_n),)
     transpose_v1_kernel[grid](
         x,
         out,
@@ -149,7 +155,7 @@ def transpose_v2(
     if out.numel() == 0:
         return out
     (launch,) = launch_config(x.dtype, M, N, block_m=block_m, block_n=block_n)
-    grid = (triton.cdiv(M, block_m), triton.cdiv(N, block_n))
+    grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n),)
     transpose_v2_kernel[grid](
         x,
         out,

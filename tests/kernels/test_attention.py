@@ -133,8 +133,8 @@ SMALL = at.AttentionConfig(32, 16, num_warps=4, num_stages=2)
 @pytest.mark.parametrize("D", [16, 24], ids=lambda d: f"d{d}")
 def test_small_tiles_many_programs(D, causal, device):
     # S = 73: three query tiles, five key tiles, the last one ragged; each
-    # causal diagonal spans two masked key tiles; two heads, so two programs
-    # along the second grid dimension.
+    # causal diagonal spans two masked key tiles; two heads, so the flattened
+    # grid walks two heads' query tiles.
     q, k, v = qkv((1, 2, 73, D), torch.float16, device)
     check(with_config(SMALL), q, k, v, causal)
 

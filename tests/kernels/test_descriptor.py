@@ -10,6 +10,7 @@ large ones, without running a kernel: the launches are recorded on "meta"
 tensors and never executed.
 """
 
+import dataclasses
 import importlib
 import inspect
 import json
@@ -18,8 +19,10 @@ from pathlib import Path
 
 import pytest
 import torch
+import triton
 
 import kernels.inputs
+import kernels.transpose as transpose
 from kernels.descriptor import PROFILES, Descriptor, Goal, Launch, Target, discover
 from kernels.launches import (
     DEVICE_CONSTEXPRS,
@@ -78,7 +81,9 @@ BRANCHES = {
 # Kernels whose grids break CUDA's limits today (issue 19 fixes them); the
 # grid check below runs for every other kernel, and
 # test_grid_check_sees_known_breaks keeps this list honest.
-BREAKS_GRID_LIMITS = {"attention", "transpose"}
+# Kernels whose launches may break CUDA's grid limits: none since issue 19
+# moved attention's heads and transpose's column tiles onto grid axis 0.
+BREAKS_GRID_LIMITS: set[str] = set()
 
 
 def _cases():
@@ -167,12 +172,22 @@ def test_grids_fit_cuda_limits(name, launches_not_run):
             assert violation is None, f"{d.shape_text(shape)}: {violation}"
 
 
-@pytest.mark.parametrize("name", sorted(BREAKS_GRID_LIMITS))
-def test_grid_check_sees_known_breaks(name, launches_not_run):
-    """A known-wrong launch proves the check can fail. When issue 19 fixes a
-    kernel this fails: move it out of BREAKS_GRID_LIMITS."""
-    d = DESCRIPTORS[name]
-    grids = launches_not_run(d, d.dtype_cuda, DESCRIPTORS[name].grid_probe)
+def _tiles_on_axis_1(x):
+    # Known-wrong: the transpose's column tiles on grid axis 1, as it was
+    # launched before issue 19; a wide input needs more than 65535 there.
+    M, N = x.shape
+    out = torch.empty((N, M), dtype=x.dtype, device=x.device)
+    grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))
+    transpose.transpose_v2_kernel[grid](
+        x, out, M, N, x.stride(0), x.stride(1), BLOCK_M=64, BLOCK_N=64
+    )
+    return out
+
+
+def test_grid_check_sees_a_known_break(launches_not_run):
+    """A known-wrong launch proves the grid check can fail."""
+    d = dataclasses.replace(DESCRIPTORS["transpose"], launcher=_tiles_on_axis_1)
+    grids = launches_not_run(d, d.dtype_cuda, d.grid_probe)
     assert any(grid_violation(grid) for grid in grids)
 
 

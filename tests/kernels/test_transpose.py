@@ -26,7 +26,7 @@ VERSIONS = {"naive": tr.transpose_v1, "tiled": tr.transpose_v2, "public": tr.tra
 
 # The tiled kernel's tiles are 64 x 64; the naive one takes 256 columns. Each
 # shape is a non-multiple of a tile dimension somewhere, and the larger ones
-# need more than one program along both grid dimensions.
+# need more than one tile along both dimensions of the matrix.
 SHAPES = [
     (1, 1),
     (1, 257),
@@ -71,7 +71,7 @@ def test_every_dtype(dtype, version, device):
 @pytest.mark.parametrize("version", ["naive", "tiled"])
 @pytest.mark.parametrize("tiles", [(16, 32), (32, 16)], ids=["16x32", "32x16"])
 def test_small_tiles_many_programs(tiles, version, device):
-    # Many programs in both grid dimensions on a small input.
+    # Many tiles along both dimensions of a small input.
     block_m, block_n = tiles
     x = random_tensor((50, 70), torch.float16, device, seed=block_m)
     if version == "naive":
@@ -146,7 +146,7 @@ def _broken_assumes_contiguous(x):
     # Wrong: passes row-major strides whatever the layout really is.
     M, N = x.shape
     out = torch.empty((N, M), dtype=x.dtype, device=x.device)
-    grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))
+    grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)
     tr.transpose_v2_kernel[grid](x, out, M, N, N, 1, BLOCK_M=64, BLOCK_N=64)
     return out
 
@@ -155,7 +155,7 @@ def _broken_floor_grid(x):
     # Wrong: floor division leaves the edge tiles unwritten.
     M, N = x.shape
     out = torch.empty((N, M), dtype=x.dtype, device=x.device)
-    grid = (M // 64, N // 64)
+    grid = ((M // 64) * (N // 64),)
     tr.transpose_v2_kernel[grid](
         x, out, M, N, x.stride(0), x.stride(1), BLOCK_M=64, BLOCK_N=64
     )
