@@ -160,7 +160,7 @@ DESCRIPTOR = Descriptor(
     launcher=residual_add_relu,
     reference=residual_add_relu_ref,
     metric="bandwidth",
-    # H200: L2 is about 60 MB, so HBM-bound shapes keep working sets at least
+    # H200: L2 is 50 MB, so HBM-bound shapes keep working sets at least
     # 4x L2; `full` adds an L2-sized and an awkward shape for contrast.
     shapes={
         "tiny": (_rc(3, 1031),),

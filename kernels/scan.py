@@ -225,7 +225,7 @@ DESCRIPTOR = Descriptor(
     launcher=cumsum,
     reference=cumsum_ref,
     metric="bandwidth",
-    # H200: L2 is about 60 MB; HBM-bound sizes keep the input at least 4x L2.
+    # H200: L2 is 50 MB; HBM-bound sizes keep the input at least 4x L2.
     shapes={
         "tiny": ({"numel": 3001},),
         "quick": ({"numel": 1 << 28},),

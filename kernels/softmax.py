@@ -261,7 +261,7 @@ DESCRIPTOR = Descriptor(
     launcher=softmax,
     reference=softmax_ref,
     metric="bandwidth",
-    # H200: L2 is about 60 MB; HBM-bound shapes keep the data at least 4x L2,
+    # H200: L2 is 50 MB; HBM-bound shapes keep the data at least 4x L2.
     # 4096×1024 fits in L2, and 65536-wide rows take the online version.
     shapes={
         "tiny": (_rc(7, 1000),),

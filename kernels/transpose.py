@@ -217,7 +217,7 @@ DESCRIPTOR = Descriptor(
     launcher=transpose,
     reference=transpose_ref,
     metric="bandwidth",
-    # H200: L2 is about 60 MB; HBM-bound shapes keep the data at least 4x L2.
+    # H200: L2 is 50 MB; HBM-bound shapes keep the data at least 4x L2.
     shapes={
         "tiny": (_rc(67, 131),),
         "quick": (_rc(16384, 16384),),
