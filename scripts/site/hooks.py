@@ -41,6 +41,7 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
+from scripts.site.diagrams import expand_diagrams, place_diagrams
 from scripts.site.fences import (
     fences,
     lines_with_fence_state,
@@ -174,6 +175,23 @@ def run_insert(path: str, func_name: str, args_text: str, page_url: str) -> str:
         _state["timings"].get(key, 0.0) + time.perf_counter() - started
     )
     return str(result)
+
+
+def make_figure(path: str, func_name: str, args_text: str):
+    func = getattr(module_for(path), func_name, None)
+    if func is None or not callable(func):
+        raise AttributeError(f"{path} has no function {func_name!r}")
+    args, kwargs = parse_literal_call(args_text)
+    return func(*args, **kwargs)
+
+
+def expand_page_diagrams(markdown: str, src: str) -> str:
+    store = _state.setdefault("diagrams", {}).setdefault(src, [])
+    store.clear()
+    try:
+        return expand_diagrams(markdown, src, make_figure, store, substitute_in_prose)
+    except Exception as exc:  # every failure names the page
+        raise PluginError(f"docs/{src}: {type(exc).__name__}: {exc}") from exc
 
 
 def expand_inserts(markdown: str, src: str, page_url: str) -> str:
@@ -327,6 +345,7 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
     page_access(page)
     docs_dir = Path(config["docs_dir"])
     markdown = expand_inserts(markdown, src, page.url)
+    markdown = expand_page_diagrams(markdown, src)
     markdown = expand_roadmap(
         markdown, src, _state["roadmap"], docs_dir, _state["built"]
     )
@@ -345,6 +364,9 @@ def on_page_context(context, page, config, nav, **kwargs):
 
 def on_post_page(output: str, page, config, **kwargs):
     level = page_access(page)
+    output = place_diagrams(
+        output, _state.get("diagrams", {}).get(page.file.src_uri, [])
+    )
     badge = f'<p class="access-line">{access_badge(level)}</p>'
     # After the first heading of the article (Markdown and notebook pages alike).
     match = re.search(r"</h1>", output)

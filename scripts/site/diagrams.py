@@ -1,0 +1,82 @@
+"""Diagrams: ``<!-- diagram: PATH.py:FUNC(ARGS) "alt text" -->`` in a page.
+
+The function (in a snippet, tested there) returns a matplotlib ``Figure``
+made with ``snippets.diagrams.figure``. The build saves it as SVG with
+matplotlib's deterministic settings, rewrites the ink colour to
+``currentColor`` so the picture follows the light or dark theme, and puts the
+SVG inline in the page (an ``<img>`` could not inherit the text colour).
+The page's Markdown holds a marker ``<div>`` until the HTML exists.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from collections.abc import Callable
+
+DIAGRAM_RE = re.compile(
+    r"<!--\s*diagram:\s*(?P<path>[\w./-]+\.py):(?P<func>\w+)\((?P<args>[^\n]*?)\)"
+    r'\s*(?:"(?P<alt>[^"\n]*)")?\s*-->'
+)
+MARKER = '<div class="diagram-slot" data-diagram="{index}"></div>'
+MARKER_RE = re.compile(r'<div class="diagram-slot" data-diagram="(\d+)"></div>')
+
+# Same bytes for the same figure: fixed id salt, text kept as text (readable
+# by search and by the browser test that measures font size), no date.
+SVG_RC = {"svg.hashsalt": "gpu-perf-diagram", "svg.fonttype": "none"}
+INK = "#000000"
+
+
+def figure_svg(fig, alt: str) -> str:
+    """The figure as an inline <svg> element that scales with its column."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context(SVG_RC):
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg") :]  # drop the XML prolog and DOCTYPE
+    # Width and height become CSS's business; the viewBox keeps the shape.
+    svg = re.sub(r'<svg([^>]*?)\swidth="[^"]*"', r"<svg\1", svg, count=1)
+    svg = re.sub(r'<svg([^>]*?)\sheight="[^"]*"', r"<svg\1", svg, count=1)
+    label = html.escape(alt, quote=True)
+    svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
+    return svg.replace(INK, "currentColor")
+
+
+def expand_diagrams(
+    markdown: str,
+    src: str,
+    make_figure: Callable[[str, str, str], object],
+    store: list[str],
+    substitute: Callable,
+) -> str:
+    """Replace each placeholder with a marker and append its SVG to store.
+
+    make_figure(path, func, args) returns the Figure; a missing alt text is an
+    error because a screen reader has nothing else to say."""
+
+    def replace(match: re.Match) -> str:
+        where = f"{match['path']}:{match['func']}({match['args']})"
+        alt = (match["alt"] or "").strip()
+        if not alt:
+            raise ValueError(f'docs/{src}: diagram {where} needs an alt text: "..."')
+        fig = make_figure(match["path"], match["func"], match["args"])
+        if not hasattr(fig, "savefig"):
+            raise TypeError(
+                f"docs/{src}: diagram {where} returned {type(fig).__name__}, "
+                "not a matplotlib Figure"
+            )
+        store.append(
+            f'<figure class="diagram">{figure_svg(fig, alt)}'
+            f"<figcaption>{html.escape(alt)}</figcaption></figure>"
+        )
+        return "\n" + MARKER.format(index=len(store) - 1) + "\n"
+
+    return substitute(DIAGRAM_RE, replace, markdown)
+
+
+def place_diagrams(output: str, store: list[str]) -> str:
+    """Swap each marker in the rendered page for its SVG figure."""
+    return MARKER_RE.sub(lambda m: store[int(m[1])], output)
