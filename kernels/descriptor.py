@@ -71,6 +71,10 @@ class ArtifactBuild:
     launch: int = 0
 
 
+#: Bandwidth probes the runner measures in every run (see Descriptor.stream).
+STREAMS = ("copy", "read")
+
+
 @dataclass(frozen=True)
 class Target:
     """One measurable goal: ``metric >= at_least`` (R, F or a speedup)."""
@@ -128,6 +132,27 @@ class Descriptor:
     # A shape whose launch is the largest on some grid axis: its grids are
     # checked against CUDA's limits on the CPU, without running a program.
     grid_probe: Shape | None = None
+    # The bandwidth probe matching the kernel's read/write mix: "copy" (reads
+    # about what it writes) or "read" (a reduction: reads, writes almost
+    # nothing). A read-only stream can beat a copy, so F uses the match.
+    stream: str = "copy"
+
+    def __post_init__(self):
+        if self.stream not in STREAMS:
+            raise ValueError(f"{self.name}: stream must be one of {STREAMS}")
+
+    def aligned(self, shape: Shape, itemsize: int) -> bool:
+        """Whether every extent of the shape spans a multiple of 16 bytes.
+
+        An extent that does not (an odd length in bf16) costs the kernel its
+        128-bit loads and stores; such shapes are labelled and kept out of
+        goal verdicts. Conservative: it looks at every extent, not only the
+        contiguous one."""
+        return all(
+            (value * itemsize) % 16 == 0
+            for value in shape.values()
+            if isinstance(value, int) and not isinstance(value, bool)
+        )
 
     def shapes_for(self, profile: str, device_kind: str) -> tuple[Shape, ...]:
         """The shapes one profile runs on "cpu" or "cuda"."""

@@ -136,6 +136,7 @@ DESCRIPTOR = Descriptor(
     launcher=reduce_sum,
     reference=reduce_sum_ref,
     metric="bandwidth",
+    stream="read",
     # H200: L2 is 50 MB; HBM-bound sizes keep the input at least 4x L2.
     shapes={
         "tiny": ({"numel": 9001},),

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import torch
 
-from kernels.descriptor import Descriptor
+from kernels.descriptor import STREAMS, Descriptor
 from kernels.devices import figures_for
 from kernels.inputs import nonzero_randn
 from kernels.launches import record_launches, without_device_constexprs
@@ -160,12 +160,17 @@ def measure_ceilings(device, l2_bytes, run_settings) -> dict:
     dtype = torch_dtype(sizes["dtype"])
     a = nonzero_randn((M, K), dtype, device, seed=1)
     b = nonzero_randn((K, N), dtype, device, seed=2)
+    words = src.view(torch.int32)  # the same bytes, read as int32 words
     timings = timing.time_interleaved(
-        {"copy": lambda: dst.copy_(src), "matmul": lambda: torch.matmul(a, b)},
+        {
+            "copy": lambda: dst.copy_(src),
+            "read": lambda: torch.amax(words),
+            "matmul": lambda: torch.matmul(a, b),
+        },
         device=device,
         **run_settings,
     )
-    copy_t, mm_t = timings["copy"], timings["matmul"]
+    copy_t, read_t, mm_t = timings["copy"], timings["read"], timings["matmul"]
     copy_moved = 2 * n  # read plus write
     where = "host memory" if device == "cpu" else "device-to-device"
     matmul_flops = 2 * M * N * K
@@ -176,6 +181,13 @@ def measure_ceilings(device, l2_bytes, run_settings) -> dict:
             "bandwidth_bytes_per_s": copy_moved / (copy_t.median_ms * 1e-3),
             "best_bandwidth_bytes_per_s": copy_moved / (min(copy_t.samples_ms) * 1e-3),
             "timing": _timing_dict(copy_t),
+        },
+        "read": {
+            "bytes_moved": n,
+            "what": f"{where} read-only stream (a max over int32 words), bytes read",
+            "bandwidth_bytes_per_s": n / (read_t.median_ms * 1e-3),
+            "best_bandwidth_bytes_per_s": n / (min(read_t.samples_ms) * 1e-3),
+            "timing": _timing_dict(read_t),
         },
         "matmul": {
             "shape": [M, N, K],
@@ -367,7 +379,8 @@ def finish_rows(desc: Descriptor, rows, device, ceilings, l2_bytes):
         seconds = row["median_ms"] * 1e-3
         if desc.metric == "bandwidth":
             row["achieved_per_s"] = row["bytes_moved"] / seconds
-            ceiling = ceilings["copy"]["bandwidth_bytes_per_s"]
+            probe = ceilings.get(desc.stream) or ceilings["copy"]
+            ceiling = probe["bandwidth_bytes_per_s"]
         else:
             row["achieved_per_s"] = row["flops"] / seconds
             ceiling = ceilings["matmul"]["flop_rate_per_s"]
@@ -378,9 +391,7 @@ def finish_rows(desc: Descriptor, rows, device, ceilings, l2_bytes):
             continue
         row["fraction_of_ceiling"] = row["achieved_per_s"] / ceiling
         row["flags"] += plausibility_flags(
-            row["bytes_moved"],
-            row["median_ms"],
-            ceilings["copy"]["best_bandwidth_bytes_per_s"],
+            row["bytes_moved"], row["median_ms"], fastest_stream(ceilings)
         )
         if row["provider_kind"] == "triton":
             row["flags"] += speedup_flags(desc, row["median_ms"], medians)
@@ -391,15 +402,40 @@ def finish_rows(desc: Descriptor, rows, device, ceilings, l2_bytes):
     valid = [
         r["median_ms"] for r in rows if r.get("timed") and r["status"] == STATUS_OK
     ]
+    first = rows[0]
+    ridge = None
+    if ceilings and ceilings["copy"]["bandwidth_bytes_per_s"]:
+        ridge = (
+            ceilings["matmul"]["flop_rate_per_s"]
+            / ceilings["copy"]["bandwidth_bytes_per_s"]
+        )
     labels = classify(
         desc.metric,
         min(valid, default=None),
-        rows[0]["working_set_bytes"],
+        first["working_set_bytes"],
         l2_bytes,
         device != "cpu",
+        intensity=first["flops"] / first["bytes_moved"]
+        if first["bytes_moved"]
+        else None,
+        ridge=ridge,
+        aligned=desc.aligned(first["shape"], ITEMSIZES.get(first["dtype"], 1)),
     )
     for row in rows:
         row["labels"] = labels
+
+
+ITEMSIZES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8}
+
+
+def fastest_stream(ceilings) -> float:
+    """The best bandwidth any probe reached: the bound no row may beat. A
+    copy-like row is also bounded by the copy, but flagging against the
+    fastest stream can never hide a correct row."""
+    return max(
+        (ceilings[k]["best_bandwidth_bytes_per_s"] for k in STREAMS if k in ceilings),
+        default=0.0,
+    )
 
 
 def speedup_flags(desc: Descriptor, custom_ms, medians) -> list[str]:
@@ -460,6 +496,7 @@ def kernel_meta(desc: Descriptor) -> dict:
         "title": desc.title,
         "launcher": desc.launcher.__name__,
         "metric": desc.metric,
+        "stream": desc.stream,
         "eager_is": desc.eager_is,
         "r_baselines": list(desc.r_baselines),
         "providers": ["eager", "compile", *desc.baselines, "triton"],

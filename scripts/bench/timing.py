@@ -7,8 +7,11 @@ The method is the one in the project's measurement notes:
 * timed calls run in rounds, every provider once per round, the order rotated
   from round to round, so clock and thermal drift hit all providers alike;
 * on a GPU each timed call sits between two CUDA events with an L2 flush
-  (a write over a buffer at least 4x the L2 size) just before it, and the
-  device is synchronized before any event is read;
+  (a read over a buffer at least 4x the L2 size) just before it, and the
+  device is synchronized before any event is read. A read, not a write: a
+  write leaves L2 full of dirty lines whose write-back the next timed call
+  would pay for; a read leaves clean lines, and evicting the previous call's
+  dirty lines is charged to the flush itself;
 * on a CPU a host ``perf_counter`` brackets each call. No cache flush is made
   unless asked for: CPU times are never evidence of device speed.
 
@@ -157,11 +160,14 @@ def time_interleaved(
 
     flush_buffer = None
     if flush_bytes:
-        flush_buffer = torch.empty(flush_bytes, dtype=torch.uint8, device=device)
+        # int32 words: a max over them is a pure read at full bandwidth.
+        flush_buffer = torch.ones(
+            max(1, flush_bytes // 4), dtype=torch.int32, device=device
+        )
 
     def flush() -> None:
         if flush_buffer is not None:
-            flush_buffer.zero_()  # a write over >= 4x L2 evicts every line
+            torch.amax(flush_buffer)  # a read over >= 4x L2 evicts every line
 
     # First calls, each on its own, timed on the host: they include
     # compilation, which is host work that device events would not see.

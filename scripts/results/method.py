@@ -19,12 +19,12 @@ from scripts.results import ResultFileError
 METHOD = {
     "warmup_ms": 100.0,  # at least this much warm-up per provider
     "min_rounds": 3,  # interleaved rounds, each provider once per round
-    "flush_l2_multiple": 4,  # the L2 flush writes this many times L2
+    "flush_l2_multiple": 4,  # the L2 flush reads this many times L2
     "launch_bound_us": 10.0,  # best median below this: launch-bound
     "l2_affected_multiple": 2,  # working set below this many L2s: L2-affected
     "hbm_bound_multiple": 4,  # working set at least this many L2s ...
     "hbm_bound_min_us": 50.0,  # ... and best median at least this: HBM-bound
-    # A time below bytes / (best copy bandwidth x slack) is impossible.
+    # A time below bytes / (best stream bandwidth x slack) is impossible.
     "plausibility_slack": 1.05,
     # Speedups past (what the byte counts allow) x margin are suspect.
     "suspect_margin": 1.2,
@@ -47,6 +47,7 @@ LABEL_L2 = "L2-affected"
 LABEL_HBM = "HBM-bound"
 LABEL_FLOP = "FLOP-bound"
 LABEL_NONE = "unclassified"
+LABEL_UNALIGNED = "unaligned"  # a length not a multiple of 16 bytes
 LABEL_CPU = "CPU host timing"
 
 
@@ -63,8 +64,20 @@ def classify(
     working_set_bytes: int,
     l2_bytes: int | None,
     on_gpu: bool = True,
+    *,
+    intensity: float | None = None,
+    ridge: float | None = None,
+    aligned: bool = True,
 ) -> list[str]:
-    """Labels for one shape, from its best median and its working set."""
+    """Labels for one shape, from its best median and its working set.
+
+    A FLOP-metric kernel (matmul, attention) given its arithmetic intensity
+    and the run's ridge point (matmul ceiling / copy ceiling) is judged by
+    those: above the ridge and long enough, it is FLOP-bound whether or not
+    its operands fit in L2, since its time goes to arithmetic either way.
+    ``aligned=False`` (a length that is not a multiple of 16 bytes, so no
+    128-bit accesses) adds a label that keeps the shape out of goal verdicts.
+    """
     if not on_gpu:
         return [LABEL_CPU]
     if best_median_ms is None or not l2_bytes:
@@ -72,32 +85,39 @@ def classify(
     labels = []
     if best_median_ms < LAUNCH_BOUND_MS:
         labels.append(LABEL_LAUNCH)
-    if working_set_bytes < METHOD["l2_affected_multiple"] * l2_bytes:
+    long_enough = best_median_ms >= METHOD["hbm_bound_min_us"] / 1e3
+    if metric == "flops" and intensity and ridge and intensity >= ridge:
+        if long_enough:
+            labels.append(LABEL_FLOP)
+    elif working_set_bytes < METHOD["l2_affected_multiple"] * l2_bytes:
         labels.append(LABEL_L2)
-    elif (
-        working_set_bytes >= METHOD["hbm_bound_multiple"] * l2_bytes
-        and best_median_ms >= METHOD["hbm_bound_min_us"] / 1e3
-    ):
-        # Matmul and attention reuse their data on chip: out of L2 and long
-        # enough, they are limited by arithmetic, not by HBM.
-        labels.append(LABEL_HBM if metric == "bandwidth" else LABEL_FLOP)
+    elif working_set_bytes >= METHOD["hbm_bound_multiple"] * l2_bytes and long_enough:
+        # Without an intensity (older callers), a FLOP-metric kernel out of
+        # L2 and long enough is taken to be limited by arithmetic.
+        labels.append(
+            LABEL_HBM if metric == "bandwidth" or intensity is not None else LABEL_FLOP
+        )
+    if not aligned:
+        labels.append(LABEL_UNALIGNED)
     return labels or [LABEL_NONE]
 
 
 def plausibility_flags(
-    bytes_moved: int, median_ms: float, best_copy_bytes_per_s: float
+    bytes_moved: int, median_ms: float, best_stream_bytes_per_s: float
 ) -> list[str]:
     """An "impossible" flag when the time is below what moving the bytes at
-    the best measured copy bandwidth takes (with a small slack)."""
-    if not bytes_moved or not best_copy_bytes_per_s:
+    the best bandwidth any probe of the run reached takes (with a small
+    slack): the copy's for most kernels, the read-only stream's when that is
+    faster, so a fast correct reduction is never hidden."""
+    if not bytes_moved or not best_stream_bytes_per_s:
         return []
     floor_ms = (
-        bytes_moved / (best_copy_bytes_per_s * METHOD["plausibility_slack"]) * 1e3
+        bytes_moved / (best_stream_bytes_per_s * METHOD["plausibility_slack"]) * 1e3
     )
     if median_ms < floor_ms:
         return [
             f"impossible: median {median_ms:.4g} ms is below {floor_ms:.4g} ms, "
-            "the time to move the model's bytes at the measured copy bandwidth"
+            "the time to move the model's bytes at the fastest measured stream"
         ]
     return []
 
@@ -150,15 +170,16 @@ def _check_datasheet(data: dict[str, Any], shown: str) -> None:
     device = figures.name
     hbm, peak = figures.hbm_bytes_per_s, figures.bf16_dense_flop_per_s
     ceilings = data.get("ceilings") or {}
-    copy = ceilings.get("copy") or {}
-    for key in ("bandwidth_bytes_per_s", "best_bandwidth_bytes_per_s"):
-        if copy.get(key, 0) > hbm:
-            raise _refuse(
-                shown,
-                f"ceilings.copy.{key}",
-                f"impossible: {copy[key] / 1e12:.3g} TB/s is above the "
-                f"{device} datasheet's {hbm / 1e12:.3g} TB/s",
-            )
+    for stream in ("copy", "read"):
+        probe = ceilings.get(stream) or {}
+        for key in ("bandwidth_bytes_per_s", "best_bandwidth_bytes_per_s"):
+            if probe.get(key, 0) > hbm:
+                raise _refuse(
+                    shown,
+                    f"ceilings.{stream}.{key}",
+                    f"impossible: {probe[key] / 1e12:.3g} TB/s is above the "
+                    f"{device} datasheet's {hbm / 1e12:.3g} TB/s",
+                )
     matmul = ceilings.get("matmul") or {}
     for key in ("flop_rate_per_s", "best_flop_rate_per_s"):
         if matmul.get(key, 0) > peak:

@@ -369,7 +369,7 @@ def kernel_results(
             + _indent(
                 f"Measured on {text_from_file(result.data['device']['name'])} "
                 "with CUDA events "
-                "and an L2 flush before every timed call; valid for that "
+                "and an L2 flush (a read) before every timed call; valid for that "
                 "device and that software only."
             )
         )
@@ -386,7 +386,11 @@ def kernel_results(
     blocks.append(results_table(result, kernel))
     meta = result.data["kernels"][kernel]
     what = "bandwidth" if meta["metric"] == "bandwidth" else "FLOP rate"
-    ceiling = "copy" if meta["metric"] == "bandwidth" else "matmul"
+    ceiling = (
+        {"copy": "copy", "read": "read-only"}[meta.get("stream", "copy")]
+        if meta["metric"] == "bandwidth"
+        else "matmul"
+    )
     legend = (
         "Each cell: median, then p20–p80 of every timed call"
         + (
@@ -450,6 +454,7 @@ def all_results(
             f"- Device: {text_from_file(device_text(result))}",
             f"- Software: {text_from_file(software_text(result))}",
             f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
+            f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
             f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
             f"- Datasheet: {_datasheet_cell(result)}",
             f"- sha256: `{result.sha256}`",
@@ -462,12 +467,15 @@ def _ceiling_cell(result: Result, which: str) -> str:
     ceilings = result.data.get("ceilings")
     if not ceilings:
         return "not measured"
-    c = ceilings[which]
-    if which == "copy":
+    c = ceilings.get(which)
+    if c is None:
+        return "not measured in this run (the probe is newer than the file)"
+    if which in ("copy", "read"):
+        moved = "read + written" if which == "copy" else "read"
         text = (
             f"{format_rate(c['bandwidth_bytes_per_s'], 'bandwidth')}, "
             f"{format_rate(c.get('best_bandwidth_bytes_per_s', 0), 'bandwidth')} "
-            f"({format_bytes(c.get('bytes_moved', 0))} read + written)"
+            f"({format_bytes(c.get('bytes_moved', 0))} {moved})"
         )
     else:
         shape = "×".join(str(n) for n in c.get("shape", []))
@@ -643,7 +651,13 @@ def render_svg(result: Result, kernel: str) -> bytes:
                 )
         ceilings = result.data.get("ceilings")
         if on_gpu and ceilings:
-            if metric == "bandwidth":
+            stream = result.data["kernels"][kernel].get("stream", "copy")
+            if metric == "bandwidth" and stream in ceilings:
+                level = ceilings[stream]["bandwidth_bytes_per_s"] / 1e9
+                name = (
+                    f"{'copy' if stream == 'copy' else 'read-only'} ceiling (this run)"
+                )
+            elif metric == "bandwidth":
                 level = ceilings["copy"]["bandwidth_bytes_per_s"] / 1e9
                 name = "copy ceiling (this run)"
             else:

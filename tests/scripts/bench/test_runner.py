@@ -89,6 +89,8 @@ def test_second_run_never_overwrites_the_first(two_runs):
 def gpu_rows(medians, bytes_moved=3_000_000_000, working_set=3_000_000_000):
     base = {
         "kernel": "residual_add_relu",
+        "shape": {"n": 1 << 20},
+        "dtype": "bfloat16",
         "bytes_moved": bytes_moved,
         "flops": 1,
         "working_set_bytes": working_set,
@@ -121,6 +123,28 @@ def test_impossible_time_is_flagged_not_published():
     assert rows[0]["plausible"] and rows[0]["status"] == "ok"
     assert rows[0]["labels"] == ["HBM-bound"]
     assert rows[1]["fraction_of_ceiling"] == pytest.approx(3e9 / 0.8e-3 / 4e12)
+
+
+def test_a_read_only_kernel_is_judged_against_the_read_probe():
+    reduction = discover()["reduction"]
+    ceilings = {
+        **CEILINGS,
+        "read": {"bandwidth_bytes_per_s": 5e12, "best_bandwidth_bytes_per_s": 5e12},
+    }
+    # 3 GB in 0.7 ms is 4.3 TB/s: faster than the copy, possible as a read.
+    rows = gpu_rows({"eager": 1.3, "compile": 0.8, "triton": 0.7})
+    bench.finish_rows(reduction, rows, "cuda", ceilings, 60_000_000)
+    triton = rows[2]
+    assert triton["plausible"], triton["flags"]
+    assert triton["fraction_of_ceiling"] == pytest.approx(3e9 / 0.7e-3 / 5e12)
+
+
+def test_an_odd_length_is_labelled_unaligned():
+    rows = gpu_rows({"eager": 1.3, "compile": 0.8, "triton": 0.78})
+    for row in rows:
+        row["shape"] = {"n": (1 << 20) + 1}
+    bench.finish_rows(module.DESCRIPTOR, rows, "cuda", CEILINGS, 60_000_000)
+    assert rows[0]["labels"] == ["HBM-bound", "unaligned"]
 
 
 def test_plausible_speedups_are_not_flagged():

@@ -82,3 +82,29 @@ def test_consistency_names_file_and_field(edit, message):
     edit(data)
     with pytest.raises(ResultFileError, match=message):
         method.check_consistency(data, "f.json")
+
+
+def test_flop_kernels_are_judged_by_intensity_not_by_l2():
+    l2 = 50 * 2**20
+    # matmul 4096^3 in bf16: its operands fit in two L2s, yet it is far above
+    # the ridge; long enough, it is FLOP-bound.
+    ridge = 206.0
+    assert method.classify("flops", 0.2, l2, l2, intensity=1365.0, ridge=ridge) == [
+        "FLOP-bound"
+    ]
+    # Below the ridge a FLOP-metric kernel is judged like a memory-bound one.
+    assert method.classify("flops", 0.2, 4 * l2, l2, intensity=50.0, ridge=ridge) == [
+        "HBM-bound"
+    ]
+    # Too short to be judged either way.
+    assert method.classify("flops", 0.02, l2, l2, intensity=1365.0, ridge=ridge) == [
+        "unclassified"
+    ]
+
+
+def test_unaligned_shapes_carry_their_own_label():
+    l2 = 50 * 2**20
+    assert method.classify("bandwidth", 0.06, 4 * l2, l2, aligned=False) == [
+        "HBM-bound",
+        "unaligned",
+    ]
