@@ -302,6 +302,9 @@ def run_shape(desc: Descriptor, shape, device, seed, ceilings, l2_bytes, setting
             check.update(correct=False, reason="it wrote into its inputs")
         row.update(check)
         row["flags"] = []
+        if kind == "library":
+            # Which backend a library op chose is part of its identity.
+            row["device_kernels"] = timing.device_kernels(call, device)
         if kind == "triton" and check["correct"]:
             declared = desc.launch_config(dtype, shape)
             if without_device_constexprs(launched) != declared:

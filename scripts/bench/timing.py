@@ -108,6 +108,31 @@ def time_first_call(fn: Callable[[], object], device: str) -> tuple[object, floa
     return out, (time.perf_counter() - start) * 1e3
 
 
+def device_kernels(fn: Callable[[], object], device: str) -> list[str]:
+    """The device kernels one call launches, by name, in first-seen order.
+
+    For a library op this is which backend really ran (SDPA may pick flash,
+    memory-efficient, cuDNN or math attention at run time). Empty on a CPU;
+    a profiler failure is recorded as such rather than guessed."""
+    if not is_cuda(device):
+        return []
+    try:
+        from torch.autograd import DeviceType
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            _synchronize(device)
+        names = [
+            event.name
+            for event in prof.events()
+            if getattr(event, "device_type", None) == DeviceType.CUDA
+        ]
+    except Exception as exc:  # the record says so; the timing goes on
+        return [f"unrecorded: {type(exc).__name__}: {exc}"[:300]]
+    return [name[:300] for name in dict.fromkeys(names)][:32]
+
+
 def _warm_up(fn: Callable[[], object], device: str, warmup_ms: float):
     """Call fn until at least warmup_ms of wall time has passed (at least
     once). Returns (elapsed ms, calls)."""

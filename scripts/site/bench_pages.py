@@ -330,6 +330,35 @@ def caption_html(result: Result, page_url: str) -> str:
     return " · ".join(parts)
 
 
+def library_kernels_text(result: Result, kernel: str) -> str:
+    """Which device kernels each library baseline launched, per shape: SDPA
+    picks its backend at run time, so the record says which one ran."""
+    lines = [
+        f"- {text_from_file(row['provider'])} at "
+        f"{text_from_file(row['shape_text'])}: "
+        + ", ".join(f"<code>{text_from_file(n)}</code>" for n in row["device_kernels"])
+        for row in result.data["rows"]
+        if row["kernel"] == kernel and row.get("device_kernels")
+    ]
+    if not lines:
+        return ""
+    return "Device kernels the library baselines launched:\n\n" + "\n".join(lines)
+
+
+def reproduce_text(kernel: str, result: Result, page_url: str = "") -> str:
+    """The one command that remakes this table on the reader's own GPU."""
+    profile = result.data["identity"]["profile"]
+    if profile not in ("tiny", "quick", "full", "compare"):
+        profile = "full"
+    return (
+        "Reproduce on your GPU (after `make install "
+        "REQUIREMENTS=requirements/gpu.txt`): "
+        f"`.venv/bin/python -m scripts.bench --profile {profile} {kernel}`; "
+        f'<a href="{_relative(page_url, "reference/benchmarks/")}'
+        '#contribute-a-result">contribute the result</a>.'
+    )
+
+
 def _indent(text: str) -> str:
     return "\n".join(("    " + line) if line else "" for line in text.split("\n"))
 
@@ -352,26 +381,17 @@ def kernel_results(
             "writes; the table and plot then appear here.\n"
         )
     blocks = []
+    # One evidence line at the claim; the method lives on the Benchmarks page.
     if not result.on_gpu:
         blocks.append(
-            '!!! warning "Evidence: CPU run, not device speed"\n\n'
-            + _indent(
-                "No GPU measurement has been published yet. This table comes "
-                "from the same harness run on a CPU with host timers: eager "
-                "PyTorch against torch.compile on CPU tensors. Triton ran in "
-                "its interpreter, checked for correctness only and not timed. "
-                "None of these times say anything about a GPU."
-            )
+            "*CPU run, host timers: not device speed. Triton ran in its "
+            "interpreter, checked for correctness and not timed.*"
         )
     else:
         blocks.append(
-            '!!! abstract "Evidence: device measurement"\n\n'
-            + _indent(
-                f"Measured on {text_from_file(result.data['device']['name'])} "
-                "with CUDA events "
-                "and an L2 flush (a read) before every timed call; valid for that "
-                "device and that software only."
-            )
+            f"*{text_from_file(result.data['device']['name'])}, measured* "
+            "(CUDA events, L2 flushed by a read before every timed call; "
+            "valid for that device and software only)."
         )
     changes = stale_changes(result, kernel, root)
     if changes:
@@ -412,6 +432,10 @@ def kernel_results(
     if meta.get("eager_is"):
         legend += f" Eager here is {text_from_file(meta['eager_is'])}."
     blocks.append(legend)
+    ran = library_kernels_text(result, kernel)
+    if ran:
+        blocks.append(ran)
+    blocks.append(reproduce_text(kernel, result, page_url))
     notes = row_notes(result, kernel)
     if notes:
         blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))

@@ -140,3 +140,7 @@ def test_time_first_call_returns_the_result_and_its_time():
     out, ms = timing.time_first_call(lambda: (time.sleep(0.01), 7)[1], "cpu")
     assert out == 7
     assert ms >= 10.0
+
+
+def test_device_kernels_are_not_recorded_on_a_cpu():
+    assert timing.device_kernels(lambda: None, "cpu") == []

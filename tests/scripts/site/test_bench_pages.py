@@ -60,7 +60,8 @@ def test_gpu_result_renders_table_plot_and_caption(tree):
     assert "1.25 ms<br>1.24–1.26 ms<br>F 0.96" in text
     assert "| 1.04 | HBM-bound |" in text
     assert "launch-bound, L2-affected" in text
-    assert "Evidence: device measurement" in text
+    assert "*Synthetic GPU (test fixture), measured*" in text
+    assert "python -m scripts.bench --profile " in text and " fixture_add`" in text
     assert "stale" not in text.lower()
     raw = (FIXTURES / "gpu_valid.json").read_bytes()
     digest = sha256_bytes(raw)
@@ -85,7 +86,7 @@ def test_flop_kernel_uses_its_own_baselines_for_r(tree):
 def test_cpu_result_is_labelled_cpu_everywhere(tree):
     tree[2]("cpu_valid.json")
     text = render("fixture_add", tree)
-    assert "No GPU measurement has been published yet" in text
+    assert "*CPU run, host timers: not device speed." in text
     assert "CPU (host timers, not device speed): Synthetic CPU" in text
     assert "| CPU host timing |" in text
     assert "interpreter: correct, not timed" in text
@@ -99,7 +100,7 @@ def test_gpu_result_is_preferred_over_a_newer_cpu_one(tree):
     data = json.loads((results / "cpu_valid.json").read_text())
     data["identity"]["started_utc"] = "2031-01-01T00:00:00+00:00"
     (results / "cpu_valid.json").write_text(json.dumps(data))
-    assert "Evidence: device measurement" in render("fixture_add", tree)
+    assert "measured*" in render("fixture_add", tree)
 
 
 def test_stale_result_names_file_and_both_hashes(tree):
@@ -438,3 +439,18 @@ def test_the_pages_import_neither_torch_nor_triton():
     )
     root = Path(__file__).resolve().parents[3]
     subprocess.run([sys.executable, "-c", code], cwd=root, check=True, timeout=120)
+
+
+def test_the_backend_a_library_baseline_ran_is_shown(tree):
+    root, results, add = tree
+    add("gpu_valid.json")
+    data = json.loads((results / "gpu_valid.json").read_text())
+    library = [r for r in data["rows"] if r["provider_kind"] == "library"]
+    if not library:
+        pytest.skip("the fixture has no library provider")
+    library[0]["device_kernels"] = ["flash_fwd_kernel<b>"]
+    (results / "gpu_valid.json").write_text(json.dumps(data))
+    text = render(library[0]["kernel"], tree, "kernels/x/page/")
+    assert "Device kernels the library baselines launched" in text
+    assert "kernel&lt;b&gt;</code>" in text and "<b>" not in text
+    assert 'href="../../../reference/benchmarks/#contribute-a-result"' in text
