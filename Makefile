@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean
+.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean device-run device-run-dry
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,3 +77,9 @@ format: $(STAMP) ## ruff format
 
 clean: ## Remove the built site and caches (keeps .venv)
 	rm -rf site .pytest_cache .ruff_cache
+
+device-run: ## On a GPU machine: every device check into OUT=DIR (issue 24)
+	$(or $(wildcard $(BIN)/python),python) -m scripts.device_run --out $(or $(OUT),device-run)
+
+device-run-dry: $(STAMP) ## The same steps on the CPU, tiny scopes, into /tmp
+	$(BIN)/python -m scripts.device_run --dry-run --out $$(mktemp -d)
