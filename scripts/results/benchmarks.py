@@ -103,6 +103,21 @@ def newest(
     return pool[-1] if pool else None
 
 
+def newest_per_device(results: list[Result], kernel: str) -> list[Result]:
+    """The newest result holding ``kernel`` from each GPU device, ordered by
+    device name; the newest CPU result alone when no GPU ran it. Each file's
+    ratios stay its own: results from two devices are shown side by side,
+    never combined."""
+    by_device: dict[str, Result] = {}
+    for result in results:  # oldest first, so the newest of each wins
+        if kernel in result.data["kernels"] and result.on_gpu:
+            by_device[result.data["device"]["name"]] = result
+    if by_device:
+        return [by_device[name] for name in sorted(by_device)]
+    cpu = newest(results, kernel, on_gpu=False)
+    return [cpu] if cpu else []
+
+
 def stale_sources(result: Result, kernel: str, root: Path = ROOT) -> list[dict]:
     """The kernel's source files that changed since the run (empty: the
     result describes the code as it is now)."""

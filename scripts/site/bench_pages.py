@@ -39,6 +39,7 @@ from scripts.results.benchmarks import (
     Result,
     load_results,
     newest,
+    newest_per_device,
     stale_sources,
 )
 from scripts.results.method import (
@@ -85,8 +86,15 @@ def schema_version() -> str:
 
 
 def latest_for(kernel: str, results: list[Result]) -> Result | None:
-    """The result a kernel's table shows: the newest holding it, GPU first."""
+    """The result a kernel's table shows first: the newest holding it, GPU
+    first."""
     return newest(results, kernel)
+
+
+def results_for(kernel: str, results: list[Result]) -> list[Result]:
+    """The results a kernel's section shows: the newest of each GPU device
+    that ran it, by device name, or the newest CPU one when no GPU did."""
+    return newest_per_device(results, kernel)
 
 
 # --------------------------------------------------------------------------
@@ -163,8 +171,13 @@ def raw_site_path(result: Result) -> str:
     return _site_path("results", result.name)
 
 
-def plot_site_path(kernel: str) -> str:
-    return _site_path(f"{kernel}.svg")
+def plot_site_path(
+    kernel: str, result: Result | None = None, primary: bool = True
+) -> str:
+    """The kernel's plot; a second device's plot carries its file's hash."""
+    if primary or result is None:
+        return _site_path(f"{kernel}.svg")
+    return _site_path(f"{kernel}-{result.sha256[:12]}.svg")
 
 
 def device_text(result: Result) -> str:
@@ -370,16 +383,30 @@ def kernel_results(
     results_dir: Path | None = None,
     root: Path = ROOT,
 ) -> str:
-    """The Markdown block a page shows for one kernel's latest result."""
-    results = load_results(results_dir, root)
-    result = latest_for(kernel, results)
-    if result is None:
+    """The Markdown block a page shows for one kernel: the newest result of
+    each GPU that ran it, side by side (each with its own ratios, never
+    mixed), or the newest CPU result while no GPU has."""
+    results = results_for(kernel, load_results(results_dir, root))
+    if not results:
         return (
             '!!! note "Not measured yet"\n\n'
             f"    No result file in `results/bench/` holds `{kernel}` yet. "
             "Maintainers run `make bench` on a GPU and commit the file it "
             "writes; the table and plot then appear here.\n"
         )
+    if len(results) == 1:
+        return result_block(results[0], kernel, page_url, root, primary=True)
+    return "\n\n".join(
+        f"#### {text_from_file(r.data['device']['name'])}\n\n"
+        + result_block(r, kernel, page_url, root, primary=i == 0)
+        for i, r in enumerate(results)
+    )
+
+
+def result_block(
+    result: Result, kernel: str, page_url: str, root: Path, *, primary: bool
+) -> str:
+    """One result file's table, legend, notes and plot for one kernel."""
     blocks = []
     # One evidence line at the claim; the method lives on the Benchmarks page.
     if not result.on_gpu:
@@ -440,9 +467,10 @@ def kernel_results(
     if notes:
         blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))
     alt = f"{kernel}: {'achieved rate' if result.on_gpu else 'host time'} per shape"
+    plot = _relative(page_url, plot_site_path(kernel, result, primary))
     blocks.append(
         '<figure class="bench-plot">\n'
-        f'<img src="{html.escape(_relative(page_url, plot_site_path(kernel)))}" '
+        f'<img src="{html.escape(plot)}" '
         f'alt="{html.escape(alt)}">\n'
         f"<figcaption>{caption_html(result, page_url)}</figcaption>\n"
         "</figure>"
@@ -720,8 +748,8 @@ def site_files(results_dir: Path | None = None, root: Path = ROOT) -> dict[str, 
     files = {raw_site_path(r): r.raw for r in results}
     kernels = sorted({k for r in results for k in r.data["kernels"]})
     for kernel in kernels:
-        result = latest_for(kernel, results)
-        files[plot_site_path(kernel)] = render_svg(result, kernel)
+        for i, result in enumerate(results_for(kernel, results)):
+            files[plot_site_path(kernel, result, i == 0)] = render_svg(result, kernel)
     for path in files:  # the build writes these under site/: nowhere else
         parts = PurePosixPath(path).parts
         if parts[0] != SITE_DIR or ".." in parts or PurePosixPath(path).is_absolute():

@@ -454,3 +454,19 @@ def test_the_backend_a_library_baseline_ran_is_shown(tree):
     assert "Device kernels the library baselines launched" in text
     assert "kernel&lt;b&gt;</code>" in text and "<b>" not in text
     assert 'href="../../../reference/benchmarks/#contribute-a-result"' in text
+
+
+def test_two_devices_are_shown_side_by_side_never_mixed(tree):
+    root, results, add = tree
+    add("gpu_valid.json")
+    data = json.loads((results / "gpu_valid.json").read_text())
+    data["device"]["name"] = "Another GPU"
+    (results / "gpu_other.json").write_text(json.dumps(data))
+    text = render("fixture_add", tree)
+    assert "#### Another GPU" in text and "#### Synthetic GPU (test fixture)" in text
+    assert text.index("#### Another GPU") < text.index("#### Synthetic GPU")
+    files = bench_pages.site_files(results, root)
+    plots = [p for p in files if p.startswith("bench/fixture_add")]
+    assert len(plots) == 2
+    for plot in plots:
+        assert f'src="{plot}"' in text

@@ -1,0 +1,96 @@
+"""Add a result file measured on your own GPU: ``python -m scripts.bench.contribute``.
+
+Usage::
+
+    python -m scripts.bench.contribute PATH [--results DIR]
+
+The file goes through every check the build applies (JSON Schema, the kernel
+catalog, dates, p20 <= median <= p80, and the datasheet bounds of a device the
+project knows), must come from a GPU, must not be in the folder already, and
+is then copied under a name made from its own identity. Nothing else is
+written. The Benchmarks page shows it beside other devices' results, never
+mixed into their ratios. Exit 0 on success, 2 with one line saying what is
+wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from scripts.results import ROOT, ResultFileError, display_path, sha256_file
+from scripts.results.benchmarks import load_result
+
+EXIT_OK, EXIT_REFUSED = 0, 2
+DEFAULT_DIR = ROOT / "results" / "bench"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"contribute: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(EXIT_REFUSED)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "device"
+
+
+def target_name(data: dict) -> str:
+    """<start>-<device>-<profile>-<commit>.json, from the file's identity:
+    only letters, digits, dots and hyphens, whatever the file says."""
+    identity = data["identity"]
+    started = re.sub(r"[^0-9]", "", identity["started_utc"])[:14]
+    commit = re.sub(r"[^0-9a-f]", "", str(identity["commit"]))[:7]
+    parts = [started, _slug(data["device"]["name"]), _slug(identity["profile"])]
+    return "-".join(p for p in [*parts, commit or "nocommit"] if p) + ".json"
+
+
+def contribute(path: Path, results: Path = DEFAULT_DIR, root: Path = ROOT) -> Path:
+    """Check one file and copy it into ``results``; ResultFileError if not."""
+    result = load_result(path, root)  # schema, catalog, dates, datasheet
+    shown = display_path(path, root)
+    if not result.on_gpu:
+        raise ResultFileError(
+            f"{shown}: a CPU run; only GPU results are published as contributions"
+        )
+    results.mkdir(parents=True, exist_ok=True)
+    for existing in sorted(results.glob("*.json")):
+        if existing.is_file() and sha256_file(existing) == result.sha256:
+            raise ResultFileError(f"{shown}: already in {existing.name}")
+    target = results / target_name(result.data)
+    if target.exists():
+        raise ResultFileError(f"{shown}: {target.name} exists already; not replaced")
+    # Written next to its final name, then renamed: never a half-written file.
+    handle, temporary = tempfile.mkstemp(dir=results, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(result.raw)
+        os.link(temporary, target)  # fails, rather than replaces, if it exists
+    finally:
+        os.unlink(temporary)
+    return target
+
+
+def main(argv=None) -> int:
+    parser = _Parser(prog="python -m scripts.bench.contribute", description=__doc__)
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--results", type=Path, default=DEFAULT_DIR)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        target = contribute(args.path, args.results)
+    except ResultFileError as exc:
+        print(f"contribute: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except OSError as exc:
+        print(f"contribute: could not write: {exc.strerror}", file=sys.stderr)
+        return EXIT_REFUSED
+    print(f"contribute: accepted as {display_path(target, ROOT)}; commit it")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
