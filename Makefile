@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean device-run device-run-dry
+.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean device-run device-run-dry artifacts-triton36
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -83,3 +83,14 @@ device-run: ## On a GPU machine: every device check into OUT=DIR (issue 24)
 
 device-run-dry: $(STAMP) ## The same steps on the CPU, tiny scopes, into /tmp
 	$(BIN)/python -m scripts.device_run --dry-run --out $$(mktemp -d)
+
+# The GPU machine's Triton (3.6) in a venv of its own, for the second set of
+# artifacts (results/artifacts/triton-3.6/): both compilers' facts on record.
+VENV36 ?= .venv-triton36
+$(VENV36)/.installed: $(STAMP)
+	test -x $(VENV36)/bin/python || $(PYTHON) -m venv $(VENV36)
+	$(VENV36)/bin/python -m pip install --quiet triton==3.6.0 torch==2.13.0 "numpy<2.4" jsonschema==4.26.0 PyYAML==6.0.4
+	touch $@
+
+artifacts-triton36: $(VENV36)/.installed ## Compile every kernel with Triton 3.6 too
+	PYTHONPATH=. $(VENV36)/bin/python -m scripts.artifacts --out results/artifacts/triton-3.6

@@ -62,6 +62,11 @@ from scripts import results
 
 ROOT = results.ROOT
 ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"
+#: The GPU machine runs an older Triton than the CPU machines: every kernel
+#: is also compiled with it, into its own folder, so the facts that differ
+#: between the two compilers are on record (make artifacts-triton36).
+SECOND_TRITON = "3.6"
+SECOND_DIR = ARTIFACT_DIR / f"triton-{SECOND_TRITON}"
 KIND = "artifact"
 TARGET_ARCH = "sm_90a"
 SCHEMA = 2
@@ -402,6 +407,12 @@ def build_kernel(descriptor: Descriptor, out_dir: Path = ARTIFACT_DIR) -> Path:
     return results.write(KIND, artifact_path(kernel, out_dir), artifact)
 
 
+def _folder_version(out: Path) -> str | None:
+    """ "3.6" for a folder named triton-3.6: artifacts of that Triton only."""
+    match = re.fullmatch(r"triton-(\d+\.\d+)", Path(out).name)
+    return match[1] if match else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; ``python -m scripts.artifacts`` sets
     TRITON_INTERPRET=0 before calling it."""
@@ -419,6 +430,17 @@ def main(argv: list[str] | None = None) -> int:
         help="where to write <kernel>.sm_90a.json (default: results/artifacts)",
     )
     args = parser.parse_args(argv)
+    wanted = _folder_version(args.out)
+    if wanted is not None:
+        import triton
+
+        if not triton.__version__.startswith(f"{wanted}."):
+            print(
+                f"{PROG}: error: {args.out} holds Triton {wanted} artifacts, but "
+                f"this Python has Triton {triton.__version__}",
+                file=sys.stderr,
+            )
+            return 2
     descriptors = discover()
     known = built_kernels(descriptors)
     unknown = [name for name in args.kernels if name not in known]

@@ -461,3 +461,19 @@ def test_attention_16_bit_runs_both_products_on_warpgroup_mma():
         kv_tiles = 2 * tile["BLOCK_N"] * record["num_stages"]
         smem = (tile["BLOCK_M"] + kv_tiles) * tile["BLOCK_D"] * 2
         assert record["shared_bytes"] == smem, record["build"]
+
+
+def test_the_second_tritons_artifacts_are_current_too():
+    # The GPU machine compiles with Triton 3.6; its artifacts are rebuilt with
+    # `make artifacts-triton36` whenever a kernel changes.
+    assert artifacts.stale_artifacts(artifacts.SECOND_DIR) == []
+    for path in sorted(artifacts.SECOND_DIR.glob("*.json")):
+        data = results.read("artifact", path).data
+        assert data["triton_version"].startswith(artifacts.SECOND_TRITON + ".")
+
+
+def test_a_folder_named_for_another_triton_is_refused(tmp_path, capsys):
+    folder = tmp_path / "triton-2.9"
+    assert artifacts.main([f"--out={folder}", "reduction"]) == 2
+    assert "holds Triton 2.9 artifacts" in capsys.readouterr().err
+    assert not folder.exists()
