@@ -97,7 +97,7 @@ def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     out = args.out.resolve()
     (out / "logs").mkdir(parents=True, exist_ok=True)
-    for sub in ("qualify", "sanitizer", "bench", "serving"):
+    for sub in ("qualify", "sanitizer", "bench", "serving", "inductor"):
         (out / sub).mkdir(exist_ok=True)
     deadline = time.monotonic() + args.budget_s
     summary = {

@@ -147,6 +147,26 @@ STEPS: tuple[Step, ...] = (
         limit_s=60,
     ),
     Step(
+        "inductor",
+        "the Triton source torch.compile writes for residual add + ReLU",
+        gpu=(
+            "{py}",
+            "-m",
+            "snippets.when_torch_compile_is_enough.inductor_code",
+            "--write",
+            "--device",
+            "cuda",
+            "--out",
+            "{out}/inductor",
+        ),
+        dry=(
+            "{py}",
+            "-m",
+            "snippets.when_torch_compile_is_enough.inductor_code",
+        ),
+        limit_s=60,
+    ),
+    Step(
         "serving",
         "the serving engine's per-step times, for the capacity simulator",
         gpu=(

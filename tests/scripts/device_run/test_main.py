@@ -95,7 +95,7 @@ def test_every_step_names_a_module_that_exists_or_is_optional():
     for step in STEPS:
         for command in (step.gpu, step.dry):
             assert command[0] == "{py}" and command[1] == "-m"
-            if not command[2].startswith("scripts."):
+            if not command[2].startswith(("scripts.", "snippets.")):
                 continue  # pytest
             module = command[2].replace(".", "/")
             found = (ROOT / f"{module}.py").is_file() or (
