@@ -1,0 +1,71 @@
+"""Checks a benchmark row must survive before anyone reads its speedup
+(docs/kernels/to-the-service/benchmarks-that-survive-review.md).
+
+Standard library only; device figures from ``kernels.devices``.
+"""
+
+from __future__ import annotations
+
+import math
+
+# --8<-- [start:plausible]
+from kernels.devices import H200
+
+
+def impossible(bytes_moved: int, median_s: float, copy_bytes_per_s: float) -> list[str]:
+    """Reasons a time cannot be true: faster than the copy measured in the
+    same run, or than the datasheet's HBM bandwidth."""
+    reasons = []
+    if bytes_moved / median_s > copy_bytes_per_s:
+        reasons.append("faster than the same run's measured copy")
+    if bytes_moved / median_s > H200.hbm_bytes_per_s:
+        reasons.append("faster than the HBM datasheet figure")
+    return reasons
+
+
+# --8<-- [end:plausible]
+
+
+# --8<-- [start:nan]
+def naive_close(got: list[float], want: list[float], tol: float) -> bool:
+    """The verifier that lets NaN through: it looks for a failure, and every
+    comparison with NaN is False, so NaN is never a failure."""
+    return not any(abs(g - w) > tol for g, w in zip(got, want, strict=True))
+
+
+def strict_close(got: list[float], want: list[float], tol: float) -> bool:
+    """Ask for success instead; NaN and Inf must match position for position."""
+    for g, w in zip(got, want, strict=True):
+        if math.isnan(w) or math.isnan(g):
+            if not (math.isnan(w) and math.isnan(g)):
+                return False
+        elif not abs(g - w) <= tol:
+            return False
+    return True
+
+
+# --8<-- [end:nan]
+
+
+def nan_case_text() -> str:
+    want = [1.0, 2.0, 3.0]
+    got = [1.0, float("nan"), 3.0]
+    return (
+        f"naive check: {'pass' if naive_close(got, want, 1e-3) else 'fail'}; "
+        f"strict check: {'pass' if strict_close(got, want, 1e-3) else 'fail'}"
+    )
+
+
+def impossible_text(fraction_of_hbm: float) -> str:
+    """A row whose implied bandwidth is `fraction_of_hbm` of the datasheet,
+    judged against a copy that reached nine tenths of it."""
+    nbytes = 805306368
+    seconds = nbytes / (fraction_of_hbm * H200.hbm_bytes_per_s)
+    found = impossible(nbytes, seconds, 0.9 * H200.hbm_bytes_per_s)
+    return "; ".join(found) if found else "plausible"
+
+
+if __name__ == "__main__":
+    print(nan_case_text())
+    for fraction in (0.8, 0.95, 1.3):
+        print(f"row at {fraction:.0%} of HBM: {impossible_text(fraction)}")
