@@ -1,0 +1,183 @@
+"""The worked problems of the inference-budget lesson: every number the page
+states is returned, as text, by a function here."""
+
+import math
+
+from kernels.devices import H200
+from snippets.inference_budgets.budget import (
+    GB,
+    critical_batch,
+    decode_flops_per_token,
+    decode_step_seconds,
+    kv_bytes_per_token,
+    ridge_point,
+    weight_intensity,
+)
+from snippets.memory_budgets_for_training.budget import parameter_count
+from snippets.memory_budgets_for_training.worked import model
+
+# The running example: sequences holding Llama-3's training length of cache,
+# a prompt of this many tokens, and the batch sizes the page compares.
+WORKED = {"context": 8192, "prompt": 2048, "batch": 64, "fp8": 1, "bf16": 2}
+
+
+def params(key: str) -> int:
+    return parameter_count(model(key))["total"]
+
+
+def kv_per_token(key: str, mha: bool = False) -> float:
+    """bf16 KV bytes per token; mha=True pretends every query head had its
+    own KV head (no grouped-query attention)."""
+    cfg = model(key)
+    kv_heads = cfg.heads if mha else cfg.kv_heads
+    return kv_bytes_per_token(cfg.layers, kv_heads, cfg.head_dim, WORKED["bf16"])
+
+
+def kib(n_bytes: float) -> str:
+    return f"{n_bytes / 1024:,.0f} KiB"
+
+
+def gb(n_bytes: float) -> str:
+    return f"{n_bytes / GB:,.3g} GB"
+
+
+def kv_text(key: str, mha: bool = False) -> str:
+    return kib(kv_per_token(key, mha))
+
+
+def gqa_factor_text(key: str) -> str:
+    cfg = model(key)
+    return f"{cfg.heads // cfg.kv_heads}×"
+
+
+def kv_sequence_text(key: str) -> str:
+    """One worked-context sequence's cache."""
+    return gb(kv_per_token(key) * WORKED["context"])
+
+
+# Problem 2: how much cache fits beside the weights.
+def weight_bytes(key: str, element: str = "bf16") -> float:
+    return params(key) * WORKED[element]
+
+
+def weights_text(key: str, element: str = "bf16") -> str:
+    """Four figures: the 70B model's bf16 weights and the H200 differ in
+    the fourth."""
+    return f"{weight_bytes(key, element) / GB:,.4g} GB"
+
+
+def cache_room(key: str, element: str = "bf16") -> float:
+    return H200.memory_bytes - weight_bytes(key, element)
+
+
+def tokens_that_fit(key: str, element: str = "bf16") -> int:
+    room = cache_room(key, element)
+    return max(0, math.floor(room / kv_per_token(key)))
+
+
+def tokens_that_fit_text(key: str, element: str = "bf16") -> str:
+    return f"{tokens_that_fit(key, element):,} tokens"
+
+
+def sequences_that_fit_text(key: str, element: str = "bf16") -> str:
+    return f"{tokens_that_fit(key, element) // WORKED['context']:,} sequences"
+
+
+def room_text(key: str, element: str = "bf16") -> str:
+    room = cache_room(key, element)
+    return gb(room) if room >= 0 else f"minus {gb(-room)}"
+
+
+# Problems 3 and 4: tokens-per-second ceilings.
+def step_seconds(key: str, batch: int, element: str = "bf16") -> float:
+    cfg = model(key)
+    context = WORKED["context"]
+    flops = decode_flops_per_token(
+        params(key), cfg.layers, cfg.heads, cfg.head_dim, context
+    )
+    kv = kv_per_token(key) * context
+    return decode_step_seconds(weight_bytes(key, element), kv, batch, flops)
+
+
+def ceiling_text(key: str, batch: int, element: str = "bf16") -> str:
+    """Tokens per second, all sequences together."""
+    return f"{batch / step_seconds(key, batch, element):,.0f} tokens/s"
+
+
+def per_sequence_text(key: str, batch: int, element: str = "bf16") -> str:
+    return f"{1 / step_seconds(key, batch, element):,.0f} tokens/s"
+
+
+def step_text(key: str, batch: int, element: str = "bf16") -> str:
+    return f"{step_seconds(key, batch, element) * 1e3:.3g} ms"
+
+
+def batch_text(name: str = "batch") -> str:
+    return f"{WORKED[name]:,}"
+
+
+# Problem 5: prefill against decode, and when decode leaves the memory roof.
+def intensity_text(tokens: int) -> str:
+    return f"{weight_intensity(tokens, WORKED['bf16']):,.0f} FLOP/byte"
+
+
+def ridge_text() -> str:
+    return f"{ridge_point():.0f} FLOP/byte"
+
+
+def critical(key: str, context: int) -> float:
+    cfg = model(key)
+    flops = decode_flops_per_token(
+        params(key), cfg.layers, cfg.heads, cfg.head_dim, context
+    )
+    return critical_batch(weight_bytes(key), flops, kv_per_token(key) * context)
+
+
+def critical_text(key: str, context: int) -> str:
+    value = critical(key, context)
+    return "never" if math.isinf(value) else f"{math.ceil(value):,} sequences"
+
+
+def longest_compute_bound_context(key: str) -> int:
+    """Largest cached context at which a big enough batch can still make a
+    decode step compute-bound (critical batch finite)."""
+    lo, hi = 0, 1
+    while not math.isinf(critical(key, hi)):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if math.isinf(critical(key, mid)) else (mid, hi)
+    return lo
+
+
+def longest_context_text(key: str) -> str:
+    return f"{longest_compute_bound_context(key):,} tokens"
+
+
+def context_text() -> str:
+    return f"{WORKED['context']:,}"
+
+
+def h200_text(field: str) -> str:
+    if field == "bandwidth":
+        return f"{H200.hbm_bytes_per_s / 1e12:g} TB/s"
+    if field == "bf16":
+        return f"{H200.bf16_dense_flop_per_s / 1e12:,.1f} TFLOP/s"
+    if field == "memory":
+        return f"{H200.memory_bytes / GB:g} GB"
+    raise ValueError(f"field must be bandwidth, bf16 or memory, got {field!r}")
+
+
+if __name__ == "__main__":
+    m8, m70 = "llama3-8b", "llama3-70b"
+    print(f"KV per token: 8B {kv_text(m8)}, 70B {kv_text(m70)}")
+    print(f"  without GQA: 8B {kv_text(m8, True)}, 70B {kv_text(m70, True)}")
+    print(f"8B bf16 on one H200: {tokens_that_fit_text(m8)} of cache")
+    print(f"70B bf16 weights {weights_text(m70)}: room {room_text(m70)}")
+    print(f"70B fp8 weights: {tokens_that_fit_text(m70, 'fp8')} of cache")
+    print(f"8B ceiling, batch 1: {ceiling_text(m8, 1)} ({step_text(m8, 1)})")
+    print(f"8B ceiling, batch 64: {ceiling_text(m8, 64)} in all")
+    print(f"70B fp8 ceiling, batch 1: {ceiling_text(m70, 1, 'fp8')}")
+    print(f"8B compute-bound from: {critical_text(m8, 0)} (empty cache)")
+    print(f"  with {context_text()} cached tokens: {critical_text(m8, 8192)}")
+    print(f"  longest such context: {longest_context_text(m8)}")

@@ -1,0 +1,53 @@
+"""The training-memory lesson's diagram: per-GPU memory at each ZeRO stage,
+stacked by kind, against one H200's memory."""
+
+from kernels.devices import H200
+from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+from snippets.memory_budgets_for_training.budget import GB, training_memory_bytes
+from snippets.memory_budgets_for_training.worked import WORKED, model
+
+KINDS = ("weights", "gradients", "optimizer", "activations")
+COLOURS = (ACCENT, SECOND, MUTED, INK)
+
+
+def zero_stage_bars(key: str = "llama3-70b", recompute: str = "full"):
+    """One stacked bar per ZeRO stage (0 = plain data parallel) for the
+    worked micro-batch and rank count; a line at the H200's memory."""
+    cfg = model(key)
+    stages = range(4)
+    budgets = [
+        training_memory_bytes(
+            cfg,
+            WORKED["micro_batch"],
+            WORKED["seq_len"],
+            recompute,
+            stage,
+            WORKED["data_parallel"],
+        )
+        for stage in stages
+    ]
+    fig = figure(6.5, 3.6)
+    ax = fig.add_subplot()
+    style_axes(ax)
+    bottoms = [0.0] * len(budgets)
+    for kind, colour in zip(KINDS, COLOURS, strict=True):
+        heights = [b[kind] / GB for b in budgets]
+        ax.bar(
+            list(stages), heights, bottom=bottoms, color=colour, label=kind, alpha=0.85
+        )
+        bottoms = [lo + h for lo, h in zip(bottoms, heights, strict=True)]
+    limit = H200.memory_bytes / GB
+    ax.axhline(limit, color=INK, linestyle="--", linewidth=1)
+    ax.text(3.45, limit, " one H200", color=INK, va="bottom", ha="right")
+    ax.set_xticks(list(stages), ["plain DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"])
+    ax.set_ylabel("GB per GPU")
+    ax.set_title(f"{cfg.name}, {WORKED['data_parallel']} ranks, {recompute} recompute")
+    ax.legend(frameon=False, labelcolor=INK)
+    fig.tight_layout()
+    return fig
+
+
+if __name__ == "__main__":
+    fig = zero_stage_bars()
+    ax = fig.axes[0]
+    print(f"{len(ax.patches)} bars drawn on {fig.get_figwidth():g} in")

@@ -1,0 +1,152 @@
+"""The worked problems of the whole-model roofline lesson: every number the
+page states is returned, as text, by a function here."""
+
+from kernels.devices import H200
+from snippets.memory_budgets_for_training.worked import model
+from snippets.tables import markdown_table
+from snippets.whole_model_roofline.flops import (
+    attention_flops_per_token,
+    layer_ops,
+    matmul_params,
+    mfu,
+    training_flops_per_token,
+)
+
+# Givens of the problems. The throughput is a hypothetical run's report,
+# not a measurement; the token count is Llama 3's pre-training corpus.
+WORKED = {
+    "seq_len": 8192,
+    "tokens_per_s_per_gpu": {"llama3-8b": 6000.0, "llama3-70b": 800.0},
+    "corpus_tokens": 15e12,
+    "gpus": 1024,
+    "target_mfu": 0.40,
+    "prompt": 2048,
+    "context": 8192,
+    "batch": 1,
+}
+
+
+def given_text(name: str, key: str = "") -> str:
+    value = WORKED[name][key] if key else WORKED[name]
+    if name == "corpus_tokens":
+        return f"{value / 1e12:g} trillion"
+    if name == "target_mfu":
+        return f"{value:.0%}"
+    return f"{value:,.0f}"
+
+
+def gflop(value: float) -> str:
+    return f"{value / 1e9:,.1f} GFLOP"
+
+
+def six_n_text(key: str) -> str:
+    return gflop(6 * matmul_params(model(key)))
+
+
+def attention_term_text(key: str) -> str:
+    """The training attention term, 12*L*H*Q*T, at the worked length."""
+    return gflop(3 * attention_flops_per_token(model(key), WORKED["seq_len"]))
+
+
+def training_text(key: str) -> str:
+    return gflop(training_flops_per_token(model(key), WORKED["seq_len"]))
+
+
+def attention_share(key: str) -> float:
+    cfg = model(key)
+    total = training_flops_per_token(cfg, WORKED["seq_len"])
+    return 3 * attention_flops_per_token(cfg, WORKED["seq_len"]) / total
+
+
+def attention_share_text(key: str) -> str:
+    return f"{attention_share(key):.0%}"
+
+
+def mfu_value(key: str, with_attention: bool = True) -> float:
+    cfg = model(key)
+    flops = (
+        training_flops_per_token(cfg, WORKED["seq_len"])
+        if with_attention
+        else 6 * matmul_params(cfg)
+    )
+    return mfu(WORKED["tokens_per_s_per_gpu"][key], flops)
+
+
+def mfu_text(key: str, with_attention: bool = True) -> str:
+    return f"{mfu_value(key, with_attention):.1%}"
+
+
+def training_days(key: str) -> float:
+    """Days to train on the corpus with WORKED gpus at the target MFU."""
+    cfg = model(key)
+    flops = WORKED["corpus_tokens"] * training_flops_per_token(cfg, WORKED["seq_len"])
+    rate = WORKED["gpus"] * WORKED["target_mfu"] * H200.bf16_dense_flop_per_s
+    return flops / rate / 86400
+
+
+def training_days_text(key: str) -> str:
+    return f"{training_days(key):,.0f} days"
+
+
+def ops(key: str, phase: str):
+    if phase == "decode":
+        return layer_ops(model(key), "decode", WORKED["batch"], WORKED["context"])
+    return layer_ops(model(key), "prefill", WORKED["prompt"])
+
+
+def layer_table(key: str, phase: str) -> str:
+    """Per-op FLOPs, bytes, intensity, bound and share of the layer's
+    roofline time on the H200."""
+    items = ops(key, phase)
+    total = sum(op.seconds() for op in items)
+    rows = [
+        [
+            op.name,
+            f"{op.flops / 1e6:,.0f}",
+            f"{op.bytes / 1e6:,.1f}",
+            f"{op.intensity:,.1f}",
+            op.bound(),
+            f"{op.seconds() / total:.0%}",
+        ]
+        for op in items
+    ]
+    header = ["op", "MFLOP", "MB moved", "FLOP/byte", "bound", "share of time"]
+    return markdown_table(header, rows, "lrrrlr") + "\n"
+
+
+def layer_time_text(key: str, phase: str) -> str:
+    return duration_text(sum(op.seconds() for op in ops(key, phase)))
+
+
+def biggest_op_text(key: str, phase: str) -> str:
+    items = ops(key, phase)
+    top = max(items, key=lambda op: op.seconds())
+    share = top.seconds() / sum(op.seconds() for op in items)
+    return f"{top.name} ({share:.0%})"
+
+
+def per_token_time_text(key: str, phase: str) -> str:
+    """Whole model, per generated or prompt token (layers only)."""
+    cfg = model(key)
+    items = ops(key, phase)
+    tokens = WORKED["batch"] if phase == "decode" else WORKED["prompt"]
+    seconds = cfg.layers * sum(op.seconds() for op in items) / tokens
+    return duration_text(seconds)
+
+
+def duration_text(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:,.3g} ms"
+    return f"{seconds * 1e6:,.3g} µs"
+
+
+if __name__ == "__main__":
+    for key in ("llama3-8b", "llama3-70b"):
+        print(key, six_n_text(key), attention_term_text(key), attention_share_text(key))
+        print("  MFU", mfu_text(key), "6N only", mfu_text(key, False))
+        print("  days", training_days_text(key))
+    print(
+        biggest_op_text("llama3-8b", "decode"), biggest_op_text("llama3-8b", "prefill")
+    )
+    print(per_token_time_text("llama3-8b", "decode"))
+    print(per_token_time_text("llama3-8b", "prefill"))

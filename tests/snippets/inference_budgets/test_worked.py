@@ -1,0 +1,36 @@
+"""The inference lesson's worked answers, recomputed by hand."""
+
+import math
+
+from kernels.devices import H200
+from snippets.inference_budgets import worked
+from snippets.memory_budgets_for_training.budget import LLAMA3_8B, parameter_count
+
+
+def test_gqa_factors_and_cache_sizes():
+    assert worked.kv_text("llama3-8b") == "128 KiB"
+    assert worked.kv_text("llama3-70b") == "320 KiB"
+    assert worked.gqa_factor_text("llama3-70b") == "8×"
+
+
+def test_tokens_that_fit_beside_the_weights():
+    n = parameter_count(LLAMA3_8B)["total"]
+    room = H200.memory_bytes - 2 * n
+    assert worked.tokens_that_fit("llama3-8b") == math.floor(room / (128 * 1024))
+    assert worked.tokens_that_fit("llama3-70b") == 0  # bf16 70B does not fit
+    assert worked.room_text("llama3-70b").startswith("minus")
+
+
+def test_single_sequence_ceiling_is_bandwidth():
+    n = parameter_count(LLAMA3_8B)["total"]
+    step = (2 * n + 8192 * 128 * 1024) / H200.hbm_bytes_per_s
+    assert worked.step_seconds("llama3-8b", 1) == step
+
+
+def test_critical_batches():
+    assert math.isinf(worked.critical("llama3-8b", worked.WORKED["context"]))
+    edge = worked.longest_compute_bound_context("llama3-8b")
+    assert not math.isinf(worked.critical("llama3-8b", edge))
+    assert math.isinf(worked.critical("llama3-8b", edge + 1))
+    assert worked.critical_text("llama3-8b", 0).endswith("sequences")
+    assert worked.WORKED["prompt"] == 2048  # the page's intensity_text(2048)
