@@ -230,6 +230,63 @@ def check_message(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> s
     raise AssertionError("the missing-carry offsets passed the ownership check")
 
 
+# --8<-- [start:carries-figure]
+def carries_figure(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE):
+    """A diagram: each item's write range on the output line, with the
+    carry (top) and without it (bottom); items coloured by block."""
+    from matplotlib.patches import Rectangle
+
+    from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure
+
+    blocks = split_blocks(counts, block_size)
+    size = sum(counts)
+    colours = [ACCENT, SECOND, MUTED]
+    fig = figure(6.5, 2.6)
+    ax = fig.add_axes((0.2, 0.05, 0.78, 0.9))
+    ax.set_axis_off()
+    ax.set_xlim(0, size)
+    ax.set_ylim(-0.3, 2.4)
+    rows = (("with carries", global_offsets(blocks), 1.3),
+            ("without", offsets_missing_carry(blocks), 0.1))  # fmt: skip
+    for label, offsets, y in rows:
+        ax.text(-0.3, y + 0.35, label, ha="right", va="center", color=INK)
+        ax.add_patch(Rectangle((0, y), size, 0.7, fill=False, edgecolor=INK))
+        item = 0
+        for b, block in enumerate(blocks):
+            for count in block:
+                start = offsets[item]
+                if count:
+                    ax.add_patch(
+                        Rectangle(
+                            (start, y + 0.08 * b),
+                            count,
+                            0.7 - 0.16 * b,
+                            facecolor=colours[b % 3],
+                            alpha=0.8,
+                            edgecolor=INK,
+                            linewidth=0.6,
+                        )
+                    )
+                    ax.text(
+                        start + count / 2,
+                        y + 0.2 + 0.3 * (b % 2),
+                        f"item {item}",
+                        ha="center",
+                        va="center",
+                        color=INK,
+                    )
+                item += 1
+    carries = block_carries(blocks)
+    ax.text(
+        0,
+        2.2,
+        "block carries " + str(carries) + "; slots 0.." + str(size - 1),
+        color=INK,
+    )
+    return fig  # fmt: skip
+    # --8<-- [end:carries-figure]
+
+
 def indented(table: str, spaces: int) -> str:
     """One of this module's tables, for a page that places it inside an
     indented block (an admonition or a collapsible answer): the hook keeps

@@ -62,3 +62,13 @@ def test_carries_match_a_global_scan():
                     check_ownership(broken, sum(counts))
             else:
                 check_ownership(broken, sum(counts))
+
+
+def test_carries_figure_draws_each_nonempty_item_twice():
+    from snippets.work_mapping.scan_carries import COUNTS, carries_figure
+
+    ax = carries_figure().axes[0]
+    items = sum(1 for c in COUNTS if c)
+    assert len(ax.patches) == 2 + 2 * items  # two output lines, each item twice
+    labels = [t.get_text() for t in ax.texts if t.get_text().startswith("item")]
+    assert len(labels) == 2 * items

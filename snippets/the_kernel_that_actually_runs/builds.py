@@ -1,0 +1,158 @@
+"""Two builds, two timings: what changed, and which timer saw it.
+
+Shown on docs/kernels/work-mapping/the-kernel-that-actually-runs.md. The
+builds' facts come from the committed artifact of kernels/residual_add_relu.py
+(compiled for sm_90a, no GPU). The timings in REPORT are an invented
+colleague's report for the exercise, not a measurement. Evidence kind:
+compiled artifact, plus a model of what each timer's interval contains.
+"""
+
+from __future__ import annotations
+
+from snippets.tables import markdown_table
+from snippets.the_kernel_that_actually_runs.stages import artifact_build
+
+# --8<-- [start:intervals]
+# What each way of timing a call contains, first to last. A first call
+# compiles (or loads from the cache), loads the module onto the device,
+# launches and runs; a warmed kernel timer (CUDA events around many launches,
+# or triton.testing.do_bench) keeps only the kernel's own interval.
+PHASES = ("compile or cache load", "module load", "launch", "kernel")
+TIMERS = {
+    "first call, host clock": {"compile or cache load", "module load",
+                               "launch", "kernel"},
+    "warmed call, host clock": {"launch", "kernel"},
+    "warmed kernel timer (events, do_bench)": {"kernel"},
+}  # fmt: skip
+
+
+def phases_seen(timer: str) -> list[str]:
+    """The phases a timer's interval contains, in the order they happen."""
+    if timer not in TIMERS:
+        raise ValueError(f"timer must be one of {sorted(TIMERS)}, got {timer!r}")
+    return [phase for phase in PHASES if phase in TIMERS[timer]]
+    # --8<-- [end:intervals]
+
+
+def timers_table() -> str:
+    header = ["timer", *PHASES]
+    rows = [
+        (name, *("yes" if p in seen else "" for p in PHASES))
+        for name, seen in TIMERS.items()
+    ]
+    return markdown_table(header, rows, "lcccc")
+
+
+# --8<-- [start:diff]
+FACTS = ("registers", "shared_bytes", "spill_store_bytes", "spill_load_bytes")
+
+
+def memory_ops(build: dict) -> dict[str, int]:
+    """SASS global loads and stores in the code, with counts."""
+    return {
+        op: n
+        for op, n in build["sass_opcodes"].items()
+        if op.startswith(("LDG", "STG"))
+    }
+
+
+def build_diff(before: str, after: str) -> dict[str, tuple]:
+    """Each fact that differs between two builds: (before, after)."""
+    a, b = artifact_build(before), artifact_build(after)
+    changed = {f: (a[f], b[f]) for f in FACTS if a[f] != b[f]}
+    if memory_ops(a) != memory_ops(b):
+        changed["global memory instructions"] = (memory_ops(a), memory_ops(b))
+    return changed
+    # --8<-- [end:diff]
+
+
+# The exercise: a colleague's report (invented numbers, not a measurement).
+REPORT = {
+    "before": {"build": "fp32-unaligned", "first_call_ms": 950.0,
+               "warm_median_us": 9.1},
+    "after": {"build": "fp32-aligned", "first_call_ms": 38.0,
+              "warm_median_us": 8.9},
+    "spread": 0.05,  # the warmed medians move this much between runs
+}  # fmt: skip
+
+
+# --8<-- [start:answer]
+def what_changed(report: dict = REPORT) -> dict[str, object]:
+    """The tested answer: what the artifacts and each timer support."""
+    before, after = report["before"], report["after"]
+    first = before["first_call_ms"] / after["first_call_ms"]
+    warm = before["warm_median_us"] / after["warm_median_us"]
+    return {
+        "artifact": build_diff(before["build"], after["build"]),
+        "first_call_ratio": first,
+        "warm_ratio": warm,
+        # A ratio inside the run-to-run spread is no evidence of a change.
+        "kernel_faster": warm > 1 + report["spread"],
+    }
+    # --8<-- [end:answer]
+
+
+def _ops(ops: dict[str, int]) -> str:
+    return ", ".join(f"`{op}` × {n}" for op, n in ops.items())
+
+
+def report_text(which: str) -> str:
+    """One row of the report, as a phrase."""
+    if which not in ("before", "after"):
+        raise ValueError(f"which must be 'before' or 'after', got {which!r}")
+    r = REPORT[which]
+    return (
+        f"`{r['build']}`: first call {r['first_call_ms']:g} ms, warmed "
+        f"median {r['warm_median_us']:g} µs"
+    )
+
+
+def spread_text() -> str:
+    return f"{100 * REPORT['spread']:.0f}%"
+
+
+def answer_text() -> str:
+    """The answer, as sentences generated from the numbers."""
+    a = what_changed()
+    diff = a["artifact"]
+    ops_before, ops_after = diff["global memory instructions"]
+    regs = diff.get("registers")
+    reg_text = (
+        f"; registers per thread went from {regs[0]} to {regs[1]}" if regs else ""
+    )
+    verdict = (
+        "the kernel itself got faster"
+        if a["kernel_faster"]
+        else "that is inside the run-to-run spread, so no kernel speedup is shown"
+    )
+    return (
+        f"The artifacts changed: the global memory instructions went from "
+        f"{_ops(ops_before)} to {_ops(ops_after)}{reg_text}. The first call "
+        f"fell by {a['first_call_ratio']:.0f}×, but a first call contains "
+        f"compilation or a cache load and module loading, so that ratio "
+        f"describes the compile cache, not the kernel. The warmed medians "
+        f"differ by {a['warm_ratio']:.2f}×, and {verdict}. The honest claim "
+        f"is: fewer, wider load instructions; first call {a['first_call_ratio']:.0f}× "
+        f"shorter, which says the second run compiled less; kernel time unchanged "
+        f"within {spread_text()}."
+    )
+
+
+def odd_length_text() -> str:
+    """Exercise 2: the aligned-pointer, odd-length build against the others."""
+    odd = artifact_build("fp32-aligned-pointers-odd-length")
+    good = artifact_build("fp32-aligned")
+    return (
+        f"The odd-length build issues {_ops(memory_ops(odd))}, like the "
+        f"unaligned build, not the {_ops(memory_ops(good))} of the aligned "
+        f"one. Its pointers are aligned, but `n_elements` is not known to be "
+        f"a multiple of 16, so the mask may end inside any group of four "
+        f"elements and the compiler cannot prove a 128-bit access stays in "
+        f"bounds."
+    )
+
+
+if __name__ == "__main__":
+    print(timers_table())
+    print(answer_text())
+    print(odd_length_text())

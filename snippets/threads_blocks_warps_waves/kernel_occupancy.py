@@ -1,0 +1,145 @@
+"""Occupancy of every compiled project kernel, read from its artifact.
+
+Shown on docs/kernels/work-mapping/threads-blocks-warps-waves.md. The
+artifacts, results/artifacts/<op>.sm_90a.json, are written by
+`python -m scripts.artifacts`, which compiles each kernel for sm_90a without
+a GPU. Evidence kind: compiled artifact plus the pencil model in
+occupancy.py. It says how many blocks fit, not how fast any of them run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kernels.devices import H200
+from snippets.tables import markdown_table
+from snippets.threads_blocks_warps_waves.occupancy import residency
+from snippets.work_mapping.waves import Waves, gemm_work_units
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "results" / "artifacts"
+
+
+# --8<-- [start:from-artifact]
+def build_residency(build: dict):
+    """Residency of one build from the three numbers the compiler reports."""
+    return residency(build["registers"], build["num_warps"], build["shared_bytes"])
+
+
+def load_builds(directory: Path = ARTIFACTS) -> list[tuple[str, dict]]:
+    """(kernel, build) for every build of every artifact, sorted by kernel."""
+    found = []
+    for path in sorted(Path(directory).glob("*.sm_90a.json")):
+        artifact = json.loads(path.read_text(encoding="utf-8"))
+        for build in artifact["builds"]:
+            found.append((artifact["kernel"], build))
+    return found
+    # --8<-- [end:from-artifact]
+
+
+def occupancy_table(directory: Path = ARTIFACTS) -> str:
+    """Markdown: one row per compiled build."""
+    header = [
+        "kernel",
+        "build",
+        "warps",
+        "registers",
+        "shared memory",
+        "blocks per SM",
+        "limited by",
+        "occupancy",
+    ]
+    rows = []
+    for kernel, build in load_builds(directory):
+        r = build_residency(build)
+        rows.append(
+            (
+                f"`{kernel}`",
+                f"`{build['build']}`",
+                build["num_warps"],
+                build["registers"],
+                f"{build['shared_bytes']:,} B",
+                r.blocks,
+                r.limiter,
+                f"{100 * r.occupancy:.1f}%",
+            )
+        )
+    if not rows:
+        return "No compiled artifacts yet: run `python -m scripts.artifacts`."
+    return markdown_table(header, rows, "llrrrrlr", escape=False)
+
+
+def find_build(kernel: str, name: str, directory: Path = ARTIFACTS) -> dict:
+    for found_kernel, build in load_builds(directory):
+        if (found_kernel, build["build"]) == (kernel, name):
+            return build
+    raise ValueError(f"kernel/name: no build {kernel}/{name} in {directory}")
+
+
+def build_fact(kernel: str, name: str, what: str) -> str:
+    """One number about one build, for a sentence: 'registers', 'warps',
+    'shared', 'blocks', 'limiter', 'occupancy', 'register-warps' (warps
+    the register file could hold at this register count)."""
+    build = find_build(kernel, name)
+    r = build_residency(build)
+    per_warp = -(-build["registers"] * 32 // 256) * 256
+    values = {
+        "registers": str(build["registers"]),
+        "warps": str(build["num_warps"]),
+        "shared": f"{build['shared_bytes']:,} bytes",
+        "blocks": str(r.blocks),
+        "limiter": r.limiter,
+        "occupancy": f"{100 * r.occupancy:.1f}%",
+        "register-warps": str(64 * 1024 // per_warp),
+        "per-warp": f"{per_warp:,}",
+    }
+    if what not in values:
+        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
+    return values[what]
+
+
+# --8<-- [start:balance]
+def tail_cost(grid: int, blocks_per_sm: int, speedup: float) -> tuple[float, float]:
+    """Time, in units of one block's time, of the grid as it is and with
+    every block `speedup` times faster. Equal blocks, one wave at a time."""
+    rounds = Waves(H200.sm_count, blocks_per_sm, grid).count
+    return float(rounds), rounds / speedup
+
+
+def balanced_time(grid: int, blocks_per_sm: int) -> float:
+    """The same work spread evenly over every slot, in block times."""
+    return grid / (H200.sm_count * blocks_per_sm)
+    # --8<-- [end:balance]
+
+
+BALANCE_EXAMPLE = dict(M=4480, N=1024, tile_m=128, tile_n=256)
+TILE_SPEEDUP = 1.1
+
+
+def balance_text() -> str:
+    """The lesson's argument in numbers: a faster tile against a full tail."""
+    ex = BALANCE_EXAMPLE
+    grid = gemm_work_units(ex["M"], ex["N"], ex["tile_m"], ex["tile_n"])
+    now, tuned = tail_cost(grid, 1, TILE_SPEEDUP)
+    even = balanced_time(grid, 1)
+    return (
+        f"a {ex['M']} x {ex['N']} output in {ex['tile_m']} x {ex['tile_n']} "
+        f"tiles is {grid} blocks; at one block per SM that is {now:.0f} "
+        f"block-times. Making every block {100 * (TILE_SPEEDUP - 1):.0f}% "
+        f"faster gives {tuned:.2f}; spreading the same work evenly over "
+        f"the {H200.sm_count} SMs would take {even:.2f}"
+    )
+
+
+def example_waves() -> str:
+    """Exercise answer: the project's GEMM example grid on the H200."""
+    from snippets.threads_blocks_warps_waves.occupancy import waves
+    from snippets.work_mapping.waves import gemm_example_value
+
+    return waves(int(gemm_example_value("blocks")))
+
+
+if __name__ == "__main__":
+    print(occupancy_table())
+    print(balance_text())

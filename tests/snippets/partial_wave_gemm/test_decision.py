@@ -1,0 +1,35 @@
+"""The partial-wave decision, recomputed by hand."""
+
+import pytest
+
+from snippets.partial_wave_gemm import decision as d
+
+
+def test_the_example_leaves_the_last_wave_mostly_empty():
+    assert d.worked_value("tiles") == "140"
+    assert d.worked_value("last") == "8"
+    with pytest.raises(ValueError, match="what"):
+        d.worked_value("nope")
+
+
+def test_options_by_hand():
+    rows = {r["name"]: r for r in d.evaluate()}
+    keep = rows["keep 128 × 256"]
+    assert keep["rounds"] == 2 and keep["makespan"] == 2 * 128 * 256 * 4096
+    small = rows["smaller tile 128 × 128"]
+    assert small["rounds"] == 3 and small["relative"] == pytest.approx(0.75)
+    split = rows["split-K by 2"]
+    assert split["partial_bytes"] == 4480 * 1024 * 4 * 2 * 2
+    sk = rows["Stream-K on 132 SMs"]
+    # 140 tiles * 64 iterations over 132 SMs: the busiest does ceil(8960/132).
+    assert sk["makespan"] == -(-140 * 64 // 132) * 128 * 256 * 64
+    assert d.ideal_bytes() == (4480 * 4096 + 4096 * 1024 + 4480 * 1024) * 2
+
+
+def test_answer_and_wrong_answer():
+    assert d.choose()["name"] == "Stream-K on 132 SMs"
+    assert "Choose **Stream-K" in d.answer_text()
+    wrong = d.wrong_answer_text()
+    assert "3 rounds" in wrong and "16 units in the last" in wrong
+    assert d.predicted_ratio() == pytest.approx(68 / 128, abs=0.005)
+    assert d.decision_table().count("\n") == 5

@@ -1,0 +1,69 @@
+"""The occupancy model against hand counts and the calculator contract."""
+
+import pytest
+
+from snippets.threads_blocks_warps_waves import occupancy as occ
+
+
+def brute_force_blocks(registers, num_warps, shared_bytes):
+    """Add blocks one at a time until some limit is exceeded."""
+    per_warp = -(-registers * 32 // 256) * 256
+    per_block_shared = -(-(shared_bytes + 1024) // 128) * 128
+    blocks = 0
+    while True:
+        n = blocks + 1
+        if (
+            n * num_warps * 32 > 2048
+            or n * num_warps * per_warp > 65536
+            or n * per_block_shared > 228 * 1024
+            or n > 32
+        ):
+            return blocks
+        blocks = n
+
+
+@pytest.mark.parametrize(
+    "registers,num_warps,shared",
+    [(206, 8, 147456), (40, 4, 16384), (26, 4, 0), (255, 1, 0), (33, 16, 100000),
+     (1, 1, 0), (96, 4, 32768), (232, 4, 65536)],
+)  # fmt: skip
+def test_residency_matches_brute_force(registers, num_warps, shared):
+    assert occ.residency(registers, num_warps, shared).blocks == brute_force_blocks(
+        registers, num_warps, shared
+    )
+
+
+def test_register_granularity_and_shared_reserve_bind():
+    # 40 registers * 32 = 1280 per warp, already a multiple of 256; 41 rounds
+    # 1312 up to 1536 and loses blocks.
+    assert occ.residency(40, 4, 0).by_registers == 12
+    assert occ.residency(41, 4, 0).by_registers == 10
+    # 114 KB each fits twice without the reserve, once with it.
+    assert occ.residency(32, 4, 114 * 1024).by_shared == 1
+    assert occ.residency(32, 4, 113 * 1024).by_shared == 2
+
+
+def test_limiter_names_every_binding_limit():
+    assert occ.residency(206, 8, 147456).limiter == "registers and shared memory"
+    assert occ.residency(26, 4, 0).limiter == "registers and threads"
+
+
+def test_calculators_return_strings_and_name_bad_arguments():
+    assert occ.occupancy(206, 8, 147456).startswith("1 block(s) per SM, 8 of 64")
+    assert "the last holds 8 of 132" in occ.waves(140)
+    assert occ.wave_count(264) == 2.0
+    for call, name in [
+        (lambda: occ.occupancy(0, 4, 0), "registers"),
+        (lambda: occ.occupancy(32, 33, 0), "num_warps"),
+        (lambda: occ.occupancy(32, 4, 300_000), "shared_bytes"),
+        (lambda: occ.waves(0), "grid"),
+        (lambda: occ.wave_count(10, 0), "blocks_per_sm"),
+        (lambda: occ.limit_text("x"), "name"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            call()
+
+
+def test_limits_table_and_texts():
+    assert "| reserved per block | 1 KB |" in occ.limits_table()
+    assert occ.limit_text("warps") == "64" and occ.limit_text("sms") == "132"
