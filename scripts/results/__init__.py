@@ -27,7 +27,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 RESULTS_DIR = ROOT / "results"
 
 #: Kinds of data file, each with ``schemas/<kind>.schema.json``.
-KINDS = ("bench", "artifact", "verdict", "catalog")
+KINDS = ("bench", "artifact", "verdict", "catalog", "serving", "sanitizer")
 #: The largest result file read (a real one is well under 1 MiB).
 MAX_BYTES = 16 * 2**20
 #: Deepest nesting accepted before parsing (real files nest under 10 deep).
