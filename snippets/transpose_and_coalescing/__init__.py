@@ -1,0 +1,1 @@
+"""Snippets for one lesson page."""

@@ -1,0 +1,29 @@
+from snippets.fusion_residual_add_relu import compiled
+
+
+def test_every_claimed_opcode_is_in_the_artifact():
+    entry = compiled.build(compiled.OP, "bf16-aligned")
+    claimed = compiled.claimed_opcodes()
+    assert {"LDG.E.128", "STG.E.128", "FADD"} <= set(claimed)
+    for op in claimed:
+        assert entry["sass_opcodes"][op] > 0
+        assert f"`{op}`" in compiled.compiled_text()
+
+
+def test_the_stores_are_exactly_the_outputs():
+    entry = compiled.build(compiled.OP, "bf16-aligned")
+    per_thread = compiled.elements_per_thread(entry)
+    stores = compiled.opcodes(entry, "STG")
+    stored = sum(compiled.load_width_bytes(op) * n for op, n in stores.items())
+    assert stored == per_thread * 2  # no intermediate leaves the registers
+    assert entry["shared_bytes"] == 0
+
+
+def test_widths():
+    assert compiled.load_width_bytes("LDG.E.128") == 16
+    assert compiled.load_width_bytes("LDG.E") == 4
+
+
+def test_missing_build_gives_a_note():
+    assert "Not compiled" in compiled.compiled_text("no-such-build")
+    assert compiled.claimed_opcodes("no-such-build") == []

@@ -1,0 +1,45 @@
+from snippets.transpose_and_coalescing import compiled
+
+
+def test_every_claimed_opcode_is_in_its_build():
+    text = compiled.compiled_text()
+    claimed = compiled.claimed_opcodes()
+    assert {"LDG.E.128", "STG.E.128", "STS", "LDS"} <= set(claimed["tiled-fp32"])
+    assert "STG.E" in claimed["naive-fp32"]
+    for name, ops in claimed.items():
+        entry = compiled.build(compiled.OP, name)
+        for op in ops:
+            assert entry["sass_opcodes"][op] > 0
+            assert f"`{op}`" in text
+
+
+def test_no_padding_and_xor_addresses():
+    entry = compiled.build(compiled.OP, "tiled-fp32")
+    assert entry["shared_bytes"] == compiled.tile_bytes(entry)
+    assert entry["ptx_opcodes"]["xor.b32"] > 0
+    assert "no padding" in compiled.compiled_text()
+
+
+def test_ldsm_text_matches_the_artifact():
+    data = compiled.load(compiled.OP)
+    uses = any(compiled.opcodes(b, "LDSM") for b in data["builds"])
+    assert ("No build" in compiled.ldsm_text()) == (not uses)
+
+
+def test_missing_builds():
+    assert "Not compiled" in compiled.compiled_text("nope")
+
+
+def test_ldsm_branch_names_the_transposing_form(tmp_path):
+    import json
+
+    path = tmp_path / "results" / "artifacts" / "transpose.sm_90a.json"
+    path.parent.mkdir(parents=True)
+    from snippets.fusion_residual_add_relu.artifact import FIELDS
+
+    entry = {field: 0 for field in FIELDS}
+    entry.update(build="tiled-bf16", sass_opcodes={"LDSM.16.MT88.4": 4})
+    path.write_text(json.dumps({"builds": [entry]}))
+    text = compiled.ldsm_text(tmp_path)
+    assert "`tiled-bf16`: `LDSM.16.MT88.4` × 4" in text and ".trans" in text
+    assert "Not compiled" in compiled.ldsm_text(tmp_path / "none")
