@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(notdir $(REQUIREMENTS))
 PYTEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean device-run device-run-dry artifacts-triton36
+.PHONY: help install serve build test test-gpu bench bench-cpu qualify qualify-refresh qualify-gpu artifacts catalog notebook lint format clean device-run device-run-dry artifacts-triton36 sanitize
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -94,3 +94,6 @@ $(VENV36)/.installed: $(STAMP)
 
 artifacts-triton36: $(VENV36)/.installed ## Compile every kernel with Triton 3.6 too
 	PYTHONPATH=. $(VENV36)/bin/python -m scripts.artifacts --out results/artifacts/triton-3.6
+
+sanitize: ## On a GPU machine: Compute Sanitizer on the planted bugs and kernels
+	$(or $(wildcard $(BIN)/python),python) -m scripts.sanitize --out $(or $(OUT),sanitizer-run)
