@@ -153,6 +153,7 @@ def layout_value(what: str) -> str:
         "view": f"`{view}`",
         "view-trace": f"`{trace(view, COORD[::-1])}`",
         "col-major": f"`{Layout((4, 8), (1, 4))}`",
+        "broadcast": f"`{Layout(MATRIX.shape, (0, 1))}`",
     }
     if what not in values:
         raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")

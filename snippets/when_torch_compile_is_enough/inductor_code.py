@@ -54,7 +54,10 @@ def load(device: str = "cpu", folder: Path = CAPTURES) -> dict | None:
 
 
 # --8<-- [start:main-and-tail]
-def main_and_tail(numel: int, vector: int = 16) -> tuple[int, int]:
+VECTOR_LANES = 16  # float32 lanes in one 512-bit vector register
+
+
+def main_and_tail(numel: int, vector: int = VECTOR_LANES) -> tuple[int, int]:
     """Elements covered by full vectors of `vector` lanes, and the rest.
 
     Inductor's CPU loop steps 16 float32 lanes at a time (one 512-bit
@@ -138,6 +141,7 @@ def capture_text(field: str) -> str:
         "numel": f"{numel:,}",
         "main": f"{main:,}",
         "tail": f"{tail}",
+        "lanes": str(VECTOR_LANES),
     }[field]
 
 
@@ -165,7 +169,7 @@ def main(argv: list[str]) -> None:
     numel = data["shape"][0] * data["shape"][1]
     print(f"capture: {capture_text('identity')}, shape {capture_text('shape')}")
     print(f"generated loop: {loop_bounds(data['code'])} (numel, end of full vectors)")
-    print(f"main and tail at 16 lanes: {main_and_tail(numel)}")
+    print(f"main and tail at {VECTOR_LANES} lanes: {main_and_tail(numel)}")
     for step, theirs, ours in step_lines(data["code"], KERNEL.read_text()):
         print(f"{step:>14}: {theirs[:40]:<40} | {ours[:40]}")
 

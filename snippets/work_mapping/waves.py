@@ -223,6 +223,19 @@ def gemm_example_value(what: str, config: int = 0) -> str:
     return str(values[what])
 
 
+def gemm_tile_text(tile_m: int, tile_n: int, split_k: int = 1) -> str:
+    """One row of the GEMM table, as a sentence, for any tile: the figures
+    an exercise answer quotes."""
+    M, N = GEMM_EXAMPLE
+    blocks = gemm_work_units(M, N, tile_m, tile_n, split_k)
+    waves = Waves(H100_SM_COUNT, 1, blocks)
+    return (
+        f"{tile_m} x {tile_n}, split-K {split_k}: {blocks} blocks in "
+        f"{waves.count} waves of `{waves.sizes}`, "
+        f"{_percent(waves.utilisation)} utilisation"
+    )
+
+
 def grid_ownership_table(n_items: int, items_per_block: int) -> str:
     """A caption, then the rounded-up grid against the floor-divided one."""
     header = ["grid from", "blocks", "items covered", "items with no owner"]

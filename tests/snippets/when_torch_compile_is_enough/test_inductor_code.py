@@ -22,6 +22,9 @@ def test_the_committed_capture_matches_the_model():
     assert data["device"] == "cpu" and data["torch"]
     numel = data["shape"][0] * data["shape"][1]
     assert ic.loop_bounds(data["code"]) == (numel, ic.main_and_tail(numel)[0])
+    main, tail = ic.main_and_tail(numel)
+    assert ic.capture_text("main") == f"{main:,}"
+    assert ic.capture_text("lanes") == str(ic.VECTOR_LANES)
 
 
 def test_every_step_is_found_in_both_sources():

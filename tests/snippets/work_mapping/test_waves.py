@@ -4,6 +4,7 @@ from snippets.work_mapping.waves import (
     Waves,
     blocks_floor_divided,
     blocks_needed,
+    gemm_tile_text,
     gemm_work_units,
     h200_wave_table,
     unowned_items,
@@ -35,6 +36,11 @@ def test_gemm_tile_and_split_change_the_waves():
     split = Waves(132, 1, gemm_work_units(2304, 2304, 128, 128, split_k=2))
     assert narrow.sizes == split.sizes == [132] * 4 + [120]
     assert wide.utilisation < narrow.utilisation
+    # The exercise's tile: 18 x 9 tiles again, so the same two waves.
+    assert gemm_tile_text(256, 128) == gemm_tile_text(128, 256).replace(
+        "128 x 256", "256 x 128"
+    )
+    assert "162 blocks in 2 waves of `[132, 30]`" in gemm_tile_text(256, 128)
     # Edge tiles count whole: 100 rows in 64-row tiles is two tiles.
     assert gemm_work_units(100, 64, 64, 64) == 2
 
