@@ -2,6 +2,7 @@
 the summary, and arguments refused in one line."""
 
 import json
+import os
 import sys
 
 import pytest
@@ -108,3 +109,17 @@ def test_the_gpu_commands_never_use_the_interpreter():
     for step in STEPS:
         assert step.gpu_env.get("TRITON_INTERPRET", "0") == "0"
         assert "--dry-run" not in step.gpu and sys.executable not in step.gpu
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DEVICE_RUN_DRY"),
+    reason="about 20 s: set DEVICE_RUN_DRY=1 (make device-run-dry runs the tool)",
+)
+def test_the_real_dry_run_passes_every_step(tmp_path):
+    out = tmp_path / "dry"
+    rc = device_run.main(["--out", str(out), "--dry-run"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert {n: r["status"] for n, r in summary["steps"].items()} == {
+        s.name: "passed" for s in STEPS
+    }
+    assert rc == device_run.EXIT_OK
