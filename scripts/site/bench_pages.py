@@ -184,7 +184,7 @@ def device_text(result: Result) -> str:
     device = result.data["device"]
     if result.on_gpu:
         return f"GPU: {device['name']}"
-    return f"CPU (host timers, not device speed): {device['name']}"
+    return f"CPU, host timers: {device['name']}"
 
 
 def software_text(result: Result) -> str:
@@ -727,7 +727,7 @@ def render_svg(result: Result, kernel: str) -> bytes:
             ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(_plain_number))
             ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-            title = f"{kernel}: CPU host timing (not device speed)"
+            title = f"{kernel}: host time on a CPU"
         ax.set_title(title)
         ax.set_xticks(range(len(shapes)))
         ax.set_xticklabels(shapes, rotation=0 if len(shapes) < 4 else 15)
