@@ -7,15 +7,20 @@ What they do, in build order:
   ``scripts/site/roadmap.py``).
 - ``on_pre_build``: starts drawing the plots that build-time functions
   produce (``SITE_FILE_PROVIDERS``) in a second process.
-- ``on_files``: publishes every file under ``snippets/`` and ``kernels/`` at
-  ``src/<path>`` so each code block can link to the whole tested file, and
-  reads every page's access level and title for the table of built pages.
+- ``on_files``: publishes every file under ``snippets/``, ``kernels/`` and
+  ``scripts/`` at ``src/<path>`` so each code block can link to the whole
+  tested file, and reads every page's access level and title for the table
+  of built pages.
 - ``on_page_markdown``: fails the build when a page lacks ``access: free`` or
   ``access: premium`` (or disagrees with the roadmap); replaces
   ``<!-- insert: PATH.py:FUNC(ARGS) -->`` with the function's result and
-  ``<!-- roadmap: ... -->`` with a roadmap table; checks that every fenced
-  block that includes a snippet is titled with that file's path, and adds a
-  link to the whole file under it.
+  ``<!-- roadmap: ... -->`` with a roadmap table, ``<!-- run: ... -->`` with
+  the "Run it yourself" box (``scripts/site/run_boxes.py``) and
+  ``<!-- glossary -->`` with the terms (``scripts/site/glossary.py``); checks
+  that every fenced block that includes a snippet is titled with that file's
+  path (plus
+  `` (excerpt)`` when it does not run alone), and adds a link to the whole
+  file under it and under every excerpt.
 - ``on_post_page``: puts the access badge under the page's first heading.
 - ``on_post_build``: writes those files (plots, raw result files) into the
   site.
@@ -41,12 +46,14 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
+from scripts.site import calculators
 from scripts.site.diagrams import expand_diagrams, place_diagrams
 from scripts.site.fences import (
     fences,
     lines_with_fence_state,
     substitute_in_prose,
 )
+from scripts.site.glossary import expand_glossary
 from scripts.site.roadmap import (
     ACCESS_LEVELS,
     BuiltPage,
@@ -56,9 +63,11 @@ from scripts.site.roadmap import (
     iter_entries,
     load_roadmap,
 )
+from scripts.site.run_boxes import RunBoxError, expand_run_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_DIRS = ("snippets", "kernels")
+# Published at src/<path> so a page can link to the whole tested file.
+SOURCE_DIRS = ("snippets", "kernels", "scripts")
 PROJECT_PACKAGES = ("snippets", "kernels", "scripts")
 # Modules whose `FUNC()` returns {site-relative path: bytes} written into the
 # built site (plots, raw result files for download).
@@ -67,6 +76,8 @@ SITE_FILE_PROVIDERS = [("scripts/site/bench_pages.py", "site_files")]
 INSERT_RE = re.compile(
     r"<!--\s*insert:\s*(?P<path>[\w./-]+\.py):(?P<func>\w+)\((?P<args>[^\n]*?)\)\s*-->"
 )
+# A displayed block that does not run when pasted alone says so in its title.
+EXCERPT_SUFFIX = " (excerpt)"
 SNIPPET_LINE_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"(?P<target>[^"]+)"\s*$')
 
 # Build-wide state, reset in on_pre_build.
@@ -225,15 +236,26 @@ def annotate_code_blocks(markdown: str, src: str) -> str:
             for line in block.body(lines)
             if (m := SNIPPET_LINE_RE.match(line))
         ]
+        title = (block.title or "").removesuffix(EXCERPT_SUFFIX)
         if not targets:
-            continue
+            if not (block.title or "").endswith(EXCERPT_SUFFIX):
+                continue
+            # An excerpt written into the page (or inserted) links to its file.
+            if title.split("/")[0] not in SOURCE_DIRS or not (ROOT / title).is_file():
+                raise PluginError(
+                    f"docs/{src}: an excerpt's title must name the project file "
+                    f'it comes from, e.g. title="snippets/x/y.py{EXCERPT_SUFFIX}"'
+                    f" (found title={block.title!r})"
+                )
+            targets = [title]
         files = {target.split(":")[0] for target in targets}
-        title = block.title
         if len(files) != 1 or title != next(iter(files)):
             raise PluginError(
                 f"docs/{src}: a code block including {sorted(files)} must be "
                 f'titled with that one file\'s path, e.g. title="{sorted(files)[0]}"'
-                f" (found title={title!r})"
+                f" or, if it does not run alone, "
+                f'title="{sorted(files)[0]}{EXCERPT_SUFFIX}" (found title='
+                f"{block.title!r})"
             )
         link = posixpath.relpath(f"src/{title}", posixpath.dirname(src) or ".")
         out.append("")
@@ -244,6 +266,18 @@ def annotate_code_blocks(markdown: str, src: str) -> str:
         out.append("")
     out.extend(lines[done:])
     return "\n".join(out)
+
+
+def expand_page_run_boxes(markdown: str, src: str) -> str:
+    """`<!-- run: snippets/x/y.py -->` -> the "Run it yourself" box."""
+
+    def link_for(path: str) -> str:
+        return posixpath.relpath(f"src/{path}", posixpath.dirname(src) or ".")
+
+    try:
+        return expand_run_boxes(markdown, src, link_for, _state["timings"])
+    except RunBoxError as exc:
+        raise PluginError(str(exc)) from exc
 
 
 # --------------------------------------------------------------------------
@@ -345,10 +379,13 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
     page_access(page)
     docs_dir = Path(config["docs_dir"])
     markdown = expand_inserts(markdown, src, page.url)
+    markdown = calculators.expand(markdown, src, page.url)
+    markdown = expand_page_run_boxes(markdown, src)
     markdown = expand_page_diagrams(markdown, src)
     markdown = expand_roadmap(
         markdown, src, _state["roadmap"], docs_dir, _state["built"]
     )
+    markdown = expand_glossary(markdown, src, _state["roadmap"], docs_dir)
     return annotate_code_blocks(markdown, src)
 
 
@@ -377,6 +414,7 @@ def on_post_page(output: str, page, config, **kwargs):
 
 def on_post_build(config, **kwargs):
     write_site_files(Path(config["site_dir"]), _state.pop("site_files", []))
+    calculators.write_site(Path(config["site_dir"]))
     if pool := _state.pop("pool", None):
         pool.join()
     slow = {k: v for k, v in _state["timings"].items() if v > 1.0}

@@ -88,22 +88,26 @@ def built_entries(roadmap: dict, docs_dir: Path) -> list[dict]:
 
 
 def build_nav(roadmap: dict, docs_dir: Path) -> list:
-    """The site's nav: the roadmap's tree, keeping only pages that exist.
+    """The site's nav: the roadmap's tree in its order, keeping only pages
+    that exist, so that the sidebar and the footer's Previous and Next follow
+    the path.
 
-    Pages live in the section of the folder they sit in: a project reached
-    from a course module is listed under Projects, not twice.
+    A project sits where the path reaches it, inside its course module; a
+    section that `collects` a kind (the projects index) lists those pages on
+    its own page, not a second time in the nav (a page twice in the nav
+    would break Previous and Next).
     """
     nav: list = []
     for section in roadmap["sections"]:
+        path = section.get("path")
+        has_children = "items" in section or "modules" in section
+        if path and not has_children:
+            if page_exists(docs_dir, path):
+                nav.append({section["title"]: path})
+            continue
         children: list = []
-        if section.get("path") and "items" not in section and "modules" not in section:
-            if "collects" not in section:
-                if page_exists(docs_dir, section["path"]):
-                    nav.append({section["title"]: section["path"]})
-                continue
-        if section.get("path") and page_exists(docs_dir, section["path"]):
-            children.append(section["path"])
-        folder = posixpath.dirname(section.get("path", "")) or None
+        if path and page_exists(docs_dir, path):
+            children.append(path)
         for item in section.get("items", []):
             if page_exists(docs_dir, item["path"]):
                 children.append({item["title"]: item["path"]})
@@ -112,18 +116,9 @@ def build_nav(roadmap: dict, docs_dir: Path) -> list:
                 {item["title"]: item["path"]}
                 for item in module.get("items", [])
                 if page_exists(docs_dir, item["path"])
-                and (folder is None or item["path"].startswith(folder + "/"))
             ]
             if built:
                 children.append({module["title"]: built})
-        if "collects" in section:
-            for entry in iter_entries(roadmap):
-                if (
-                    entry.get("kind") == section["collects"]
-                    and entry["path"].startswith(folder + "/")
-                    and page_exists(docs_dir, entry["path"])
-                ):
-                    children.append({entry["title"]: entry["path"]})
         if children:
             nav.append({section["title"]: children})
     return nav
@@ -177,11 +172,35 @@ def render_path(roadmap: dict, docs_dir: Path, from_src: str, course: str) -> st
     return "\n".join(lines).strip() + "\n"
 
 
+def section_of(roadmap: dict) -> dict[str, str]:
+    """{path: title of the roadmap section it sits in}, in path order."""
+    where: dict[str, str] = {}
+    for section in roadmap["sections"]:
+        if section.get("path"):
+            where[section["path"]] = section["title"]
+        for item in section.get("items", []):
+            where[item["path"]] = section["title"]
+        for module in section.get("modules", []):
+            for item in module.get("items", []):
+                where[item["path"]] = section["title"]
+    return where
+
+
 # The cells below are links and badges this project writes: not escaped.
-def built_pages_table(pages: list[BuiltPage], from_src: str) -> str:
+def built_pages_table(
+    pages: list[BuiltPage], from_src: str, roadmap: dict | None = None
+) -> str:
+    """Every built page but the one showing the table, in the path's order
+    (pages the roadmap does not list come last, by file path)."""
+    sections = section_of(roadmap) if roadmap else {}
+    order = {path: index for index, path in enumerate(sections)}
     rows = []
-    for page in sorted(pages):
-        section = page.src_uri.split("/")[0] if "/" in page.src_uri else "home"
+    for page in sorted(
+        pages, key=lambda p: (order.get(p.src_uri, len(order)), p.src_uri)
+    ):
+        if page.src_uri == from_src:
+            continue
+        section = sections.get(page.src_uri) or page.src_uri.partition("/")[0]
         level = page.access or "?"
         badge = access_badge(level) if level in ACCESS_LEVELS else level
         rows.append((_link(from_src, page.src_uri, page.title), section, badge))
@@ -210,6 +229,50 @@ def _entry_line(entry: dict, docs_dir: Path, src: str) -> str:
     name = _link(src, entry["path"], entry["title"]) if built else entry["title"]
     badge = access_badge(entry["access"]) if built else planned_badge()
     return f"- {name} {badge} — {entry.get('summary', '')}"
+
+
+def start_link(roadmap: dict, docs_dir: Path, src: str, course: str) -> str:
+    """A link to the first built page of a course's path (where a learner
+    can start today), the course overview while no lesson is built, or the
+    course's name marked planned while it has no page at all."""
+    for _, item in course_items(roadmap, course):
+        if page_exists(docs_dir, item["path"]):
+            link = _link(src, item["path"], item["title"])
+            return f"{link} {access_badge(item['access'])}"
+    for section in roadmap["sections"]:
+        if section["title"] == course and page_exists(docs_dir, section["path"]):
+            return _link(src, section["path"], section["title"])
+    return f"*{course}* {planned_badge()}"
+
+
+def page_link(roadmap: dict, docs_dir: Path, src: str, path: str) -> str:
+    """A link to a roadmap page if it is built, else its title marked planned."""
+    for entry in iter_entries(roadmap):
+        if entry["path"] == path:
+            if page_exists(docs_dir, path):
+                return _link(src, path, entry["title"])
+            return f"*{entry['title']}* {planned_badge()}"
+    raise PluginError(f"docs/{src}: {path!r} is not on docs/roadmap.yml's path")
+
+
+def next_on_path(roadmap: dict, docs_dir: Path, src: str, after: str) -> str:
+    """The page after `after` on the path: a link if it is built; if it is
+    planned, its title marked so, then the next built page to go to now."""
+    paths = [entry["path"] for entry in iter_entries(roadmap)]
+    if after not in paths:
+        raise PluginError(f"docs/{src}: {after!r} is not on docs/roadmap.yml's path")
+    entries = list(iter_entries(roadmap))[paths.index(after) + 1 :]
+    if not entries:
+        return "This is the last page on the path."
+    first = entries[0]
+    if page_exists(docs_dir, first["path"]):
+        return f"Next on the path: {_link(src, first['path'], first['title'])}."
+    built = next((e for e in entries if page_exists(docs_dir, e["path"])), None)
+    text = f"Next on the path: *{first['title']}* {planned_badge()}."
+    if built:
+        link = _link(src, built["path"], built["title"])
+        text += f" Until it is written, go on to {link}."
+    return text
 
 
 def _collected_list(roadmap: dict, docs_dir: Path, src: str, kind: str) -> str:
@@ -244,7 +307,7 @@ def expand_roadmap(
         if what == "path":
             return render_path(roadmap, docs_dir, src, arg)
         if what == "built":
-            return built_pages_table(built, src)
+            return built_pages_table(built, src, roadmap)
         if what == "planned":
             return planned_pages_table(roadmap, docs_dir)
         if what == "count":
@@ -254,6 +317,12 @@ def expand_roadmap(
             return _collected_list(roadmap, docs_dir, src, "project")
         if what == "items":
             return _section_list(roadmap, docs_dir, src, arg)
+        if what == "start":
+            return start_link(roadmap, docs_dir, src, arg)
+        if what == "link":
+            return page_link(roadmap, docs_dir, src, arg)
+        if what == "next":
+            return next_on_path(roadmap, docs_dir, src, arg or src)
         raise PluginError(f"docs/{src}: unknown roadmap placeholder {what!r}")
 
     return substitute_in_prose(ROADMAP_PLACEHOLDER_RE, replace, markdown)

@@ -162,7 +162,9 @@ def exercise_text(field: str) -> str:
 
 
 if __name__ == "__main__":
-    print("cap at 20%:", cap_formula_text(EXAMPLE_FRACTION))
-    print(speedup_table())
+    print("cap for a kernel at 20%:", cap_formula_text(EXAMPLE_FRACTION))
+    print("kernel at 20%, 2x faster:", overall_text(EXAMPLE_FRACTION, 2.0), "overall")
+    print("kernel at 50%, 1.5x overall needs:", required_text(0.5, 1.5), "kernel")
+    print("exercise:")
     for key, value in exercise().items():
         print(f"{key:>15}: {value:.4g}")

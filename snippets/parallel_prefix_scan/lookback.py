@@ -15,8 +15,10 @@ scheduler and memory ordering are not modelled.
 
 from __future__ import annotations
 
+# --8<-- [start:lookback-imports]
 from dataclasses import dataclass, field, replace
 
+# --8<-- [end:lookback-imports]
 from snippets.tables import markdown_table
 
 TOTALS = [6, 11, 4, 7, 2, 5]

@@ -188,9 +188,33 @@ def steps_count(algorithm: str, values: list[int] = VALUES) -> str:
     )
 
 
+def exclusive_text(sizes: list[int]) -> str:
+    """'program 0 at 0, program 1 at 2, ...; 10 values in all'."""
+    starts = exclusive_scan(sizes)
+    where = ", ".join(f"program {i} at {start}" for i, start in enumerate(starts))
+    return f"{where}; {sum(sizes)} values in all"
+
+
+def adds_text(n: int) -> str:
+    """The two addition counts for n values, as a sentence."""
+    return (
+        f"Hillis–Steele performs {hillis_steele_adds(n):,} additions and "
+        f"Blelloch {blelloch_adds(n):,}, against {n - 1:,} for the sequential "
+        "loop."
+    )
+
+
 if __name__ == "__main__":
-    print(scans_table(), end="\n\n")
-    print(hillis_steele_table(), end="\n\n")
-    print(blelloch_table(), end="\n\n")
-    print(adds_table(), end="\n\n")
-    print(reduce_then_scan_table())
+    print("input:          ", VALUES)
+    print("inclusive scan: ", inclusive_scan(VALUES))
+    print("exclusive scan: ", exclusive_scan(VALUES))
+    print("Hillis-Steele:  ", hillis_steele_steps(VALUES)[-1][1], end=" ")
+    print(f"in {steps_count('hillis-steele')} steps")
+    print("Blelloch:       ", blelloch_steps(VALUES)[-1][1], end=" ")
+    print(f"in {steps_count('blelloch')} sweep steps (exclusive, padded)")
+    n = 1 << 20
+    print(f"additions for n = {n}: Hillis-Steele {hillis_steele_adds(n)},", end=" ")
+    print(f"Blelloch {blelloch_adds(n)}")
+    parts = reduce_then_scan(LONG_VALUES, BLOCK_SIZE)
+    for key, value in parts.items():
+        print(f"reduce-then-scan {key}: {value}")

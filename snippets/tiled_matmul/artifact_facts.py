@@ -15,7 +15,11 @@ print the facts.
 """
 
 import json
+
+# --8<-- [start:matrix-imports]
 import re
+
+# --8<-- [end:matrix-imports]
 from hashlib import sha256
 from pathlib import Path
 

@@ -475,8 +475,3 @@ if __name__ == "__main__":
         print(f"{key:>18}: {worked_value(key)}")
     print(f"{'on ideal bytes':>18}: {worked_limit('ideal')}")
     print(f"{'on requests':>18}: {worked_limit('requested')}")
-    print()
-    print(tile_table())
-    print()
-    print(exercise_question())
-    print(exercise_answer_text())

@@ -8,7 +8,11 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
+
+from scripts.site.run_boxes import RECORD_SUFFIX
 from tests.site.sitebuild import ROOT
 
 SECTION_RE = re.compile(r"#\s*-{1,}8<-{1,}\s*\[start:(?P<name>[a-z][-_0-9a-z]*)\]")
@@ -47,25 +51,28 @@ def included_targets() -> set[str]:
 
 # Runs every snippet file as `__main__` in one fresh interpreter: each file
 # behaves as `python FILE` would, and torch is imported once, not once per
-# file (that import was most of this test's time).
+# file (that import was most of this test's time). What each prints is kept:
+# the "Run it yourself" boxes show it.
 RUN_ALL = """
 import contextlib, io, json, runpy, sys, traceback
-failures = {}
+failures, outputs = {}, {}
 for path in sys.argv[1:]:
+    buffer = io.StringIO()
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(buffer):
             runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
         if exc.code not in (0, None):
             failures[path] = f"exited with {exc.code!r}"
     except BaseException:
         failures[path] = traceback.format_exc()[-3000:]
-print(json.dumps(failures))
+    outputs[path] = buffer.getvalue()
+print(json.dumps({"failures": failures, "outputs": outputs}))
 """
 
 
-def run_snippets(paths: list[str]) -> dict[str, str]:
-    """{path: what went wrong} for every file that failed as a script."""
+def run_snippets(paths: list[str]) -> dict[str, dict[str, str]]:
+    """{"failures": {path: what went wrong}, "outputs": {path: its stdout}}."""
     env = dict(os.environ, TRITON_INTERPRET="1", MPLBACKEND="Agg")
     result = subprocess.run(
         [sys.executable, "-c", RUN_ALL, *paths],
@@ -79,11 +86,34 @@ def run_snippets(paths: list[str]) -> dict[str, str]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def test_every_snippet_file_runs_as_a_script():
+@pytest.fixture(scope="module")
+def snippet_runs() -> dict[str, dict[str, str]]:
     paths = snippet_files()
     assert paths, "no snippet files found"
-    failures = run_snippets(paths)
+    return run_snippets(paths)
+
+
+def test_every_snippet_file_runs_as_a_script(snippet_runs):
+    failures = snippet_runs["failures"]
     assert not failures, "\n\n".join(f"{p} failed:\n{e}" for p, e in failures.items())
+
+
+def test_recorded_run_outputs_match_what_the_files_print(snippet_runs):
+    # A "Run it yourself" box for a module that imports torch shows its
+    # recorded output (the build imports no torch): it must still be true.
+    stale = []
+    for record in sorted((ROOT / "snippets").rglob("*" + RECORD_SUFFIX)):
+        module = record.as_posix().removesuffix(RECORD_SUFFIX) + ".py"
+        path = Path(module).relative_to(ROOT).as_posix()
+        printed = snippet_runs["outputs"].get(path)
+        if printed is None:
+            stale.append(f"{record.relative_to(ROOT)}: no module {path} ran")
+        elif printed != record.read_text(encoding="utf-8"):
+            stale.append(
+                f"{record.relative_to(ROOT)} differs from what {path} prints now; "
+                f"re-record: .venv/bin/python -m scripts.site.run_boxes {path}"
+            )
+    assert not stale, "\n".join(stale)
 
 
 def test_a_failing_snippet_is_reported(tmp_path):
@@ -93,10 +123,12 @@ def test_a_failing_snippet_is_reported(tmp_path):
     quits.write_text("import sys\nsys.exit(3)\n")
     fine = tmp_path / "fine.py"
     fine.write_text("print('fine')\n")
-    failures = run_snippets([str(broken), str(quits), str(fine)])
+    run = run_snippets([str(broken), str(quits), str(fine)])
+    failures = run["failures"]
     assert set(failures) == {str(broken), str(quits)}
     assert "known-broken" in failures[str(broken)]
     assert "3" in failures[str(quits)]
+    assert run["outputs"][str(fine)] == "fine\n"
 
 
 def test_every_snippet_section_is_included_by_a_page():

@@ -66,6 +66,18 @@ def test_an_include_titled_with_another_file_fails():
         annotate_code_blocks(fence("snippets/other.py", AMDAHL), "index.md")
 
 
+def test_an_excerpt_is_titled_so_and_linked_to_its_file():
+    included = fence(f"{AMDAHL} (excerpt)", f"{AMDAHL}:body")
+    out = annotate_code_blocks(included, "index.md")
+    assert f"(src/{AMDAHL})" in out
+    # An excerpt written into the page (or inserted) gets the link too.
+    written = f'```python title="{AMDAHL} (excerpt)"\nreturn 1\n```'
+    assert f"(src/{AMDAHL})" in annotate_code_blocks(written, "index.md")
+    orphan = '```python title="snippets/none.py (excerpt)"\nx\n```'
+    with pytest.raises(PluginError, match="must name the project file"):
+        annotate_code_blocks(orphan, "index.md")
+
+
 def test_blocks_without_includes_are_left_alone():
     page = "```python\nx = 1\n```\ntext"
     assert annotate_code_blocks(page, "index.md") == page

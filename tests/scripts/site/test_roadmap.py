@@ -3,6 +3,8 @@ only the pages whose files exist linked."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from properdocs.exceptions import PluginError
 
@@ -56,7 +58,7 @@ def site(tmp_path):
     return load_roadmap(roadmap_path), docs
 
 
-def test_nav_keeps_existing_pages_in_their_own_folder(site):
+def test_nav_follows_the_roadmap_with_projects_inside_their_course(site):
     roadmap, docs = site
     assert build_nav(roadmap, docs) == [
         {"Home": "index.md"},
@@ -64,10 +66,13 @@ def test_nav_keeps_existing_pages_in_their_own_folder(site):
             "Course": [
                 "course/index.md",
                 {"First module": [{"Built lesson": "course/built.md"}]},
+                {"Second module": [{"A project": "projects/p.md"}]},
             ]
         },
-        {"Projects": [{"A project": "projects/p.md"}]},
     ]
+    (docs / "projects" / "index.md").write_text("# Projects\n", encoding="utf-8")
+    # The projects index lists the projects on its page, not again in the nav.
+    assert build_nav(roadmap, docs)[-1] == {"Projects": "projects/index.md"}
 
 
 def test_built_entries_are_those_whose_files_exist(site):
@@ -101,6 +106,42 @@ def test_built_pages_table_links_relative_to_the_page():
     table = built_pages_table(pages, "course/index.md")
     assert "| [Built](built.md) | course |" in table
     assert "access-premium" in table
+
+
+def test_built_pages_table_follows_the_path_without_its_own_page(site):
+    roadmap, _ = site
+    pages = [
+        BuiltPage("projects/p.md", "A project", "premium"),
+        BuiltPage("index.md", "Home", "free"),
+        BuiltPage("course/built.md", "Built lesson", "free"),
+        BuiltPage("course/index.md", "Course", "free"),
+    ]
+    table = built_pages_table(pages, "index.md", roadmap)
+    links = re.findall(r"\[([^]]+)\]", table)
+    assert links == ["Course", "Built lesson", "A project"]
+    assert "| [A project](projects/p.md) | Course |" in table
+
+
+def test_start_next_and_link_placeholders(site):
+    roadmap, docs = site
+    page = (
+        "<!-- roadmap: start Course -->\n"
+        "<!-- roadmap: next course/index.md -->\n"
+        "<!-- roadmap: next course/built.md -->\n"
+        "<!-- roadmap: link course/planned.md -->\n"
+        "<!-- roadmap: next projects/index.md -->"
+    )
+    start, after_index, after_built, planned, last = expand_roadmap(
+        page, "index.md", roadmap, docs, []
+    ).split("\n")
+    assert start.startswith("[Built lesson](course/built.md) <span")
+    assert after_index == "Next on the path: [Built lesson](course/built.md)."
+    assert after_built.startswith("Next on the path: *Planned lesson*")
+    assert after_built.endswith("go on to [A project](projects/p.md).")
+    assert planned.startswith("*Planned lesson* <span")
+    assert last == "This is the last page on the path."
+    with pytest.raises(PluginError, match="not on docs/roadmap.yml"):
+        expand_roadmap("<!-- roadmap: next x.md -->", "i.md", roadmap, docs, [])
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,11 @@ import random
 import pytest
 
 from snippets.parallel_prefix_scan.prefix_scan import (
+    adds_text,
     blelloch_adds,
     blelloch_steps,
     exclusive_scan,
+    exclusive_text,
     hillis_steele_adds,
     hillis_steele_steps,
     inclusive_scan,
@@ -69,3 +71,13 @@ def test_reduce_then_scan_matches_a_sequential_scan(block_size):
 def test_reduce_then_scan_rejects_a_bad_block_size():
     with pytest.raises(ValueError, match="block_size must be at least 1, got 0"):
         reduce_then_scan([1, 2], 0)
+
+
+def test_exercise_answers_come_from_the_scans():
+    # Sizes 2, 0, 3, 1, 4: starts are the running totals before each program.
+    assert exclusive_text([2, 0, 3, 1, 4]) == (
+        "program 0 at 0, program 1 at 2, program 2 at 2, program 3 at 5, "
+        "program 4 at 6; 10 values in all"
+    )
+    text = adds_text(1024)
+    assert "9,217" in text and "2,046" in text and "1,023" in text

@@ -1,0 +1,81 @@
+"""Rules every built page keeps: at most one collapsed "How we know" block;
+each "Run it yourself" box shows the standard command and what it prints;
+the glossary defines every term a learner searches for, with working links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scripts.site.glossary import load_terms
+from tests.site.displayed import page_blocks
+
+HOW_WE_KNOW_RE = re.compile(r"<summary>How we know</summary>")
+RUN_COMMAND_RE = re.compile(
+    r"^TRITON_INTERPRET=1 \.venv/bin/python -m snippets\.\w+\.\w+\n?$"
+)
+REQUIRED_TERMS = [
+    "occupancy", "Nsight Systems", "Nsight Compute", "prefill", "decode", "TTFT",
+    "TPOT", "Little's law", "CUDA graph", "swizzle", "torch.profiler", "roofline",
+    "arithmetic intensity", "ridge point", "wave", "tail effect", "coalescing",
+    "bank conflict", "warp", "warpgroup", "wgmma", "TMA", "split-K", "Stream-K",
+    "KV cache", "continuous batching", "paged attention", "MFU", "Amdahl's law",
+    "L2 flush", "CUDA events", "memcheck", "racecheck", "decoupled look-back",
+    "online softmax", "FlashAttention",
+]  # fmt: skip
+
+
+def built_pages(site):
+    for path in sorted(site.rglob("index.html")):
+        rel = path.parent.relative_to(site).as_posix()
+        if not rel.startswith(("src", "search", "bench")) and rel != "404":
+            yield rel, path.read_text(encoding="utf-8")
+
+
+def test_at_most_one_how_we_know_block_per_page(built_site):
+    crowded = {
+        rel: n
+        for rel, html in built_pages(built_site)
+        if (n := len(HOW_WE_KNOW_RE.findall(html))) > 1
+    }
+    assert not crowded, f'pages with more than one "How we know" block: {crowded}'
+
+
+def test_run_boxes_show_the_standard_command_and_its_output(built_site):
+    boxes = 0
+    for rel, html in built_pages(built_site):
+        for part in html.split('<p class="admonition-title">Run it yourself</p>')[1:]:
+            boxes += 1
+            blocks = page_blocks(part[: part.index("The whole file:")], rel)
+            assert [b.lang for b in blocks] == ["bash", "text"], rel
+            assert RUN_COMMAND_RE.match(blocks[0].code), (rel, blocks[0].code)
+            assert blocks[1].code.strip(), f"{rel}: a run box prints nothing"
+    assert boxes >= 1
+
+
+@pytest.fixture(scope="module")
+def glossary_html(built_site) -> str:
+    return (built_site / "reference" / "glossary" / "index.html").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_glossary_defines_each_searched_term(glossary_html):
+    headings = [
+        re.sub(r"<[^>]+>", "", h).replace("&#39;", "'").replace("&para;", "").strip()
+        for h in re.findall(r"<h2[^>]*>(.*?)</h2>", glossary_html, re.S)
+    ]
+    lowered = [h.casefold() for h in headings]
+    missing = [t for t in REQUIRED_TERMS if not any(t.casefold() in h for h in lowered)]
+    assert not missing, f"glossary lacks {missing}"
+    assert len(headings) == len(load_terms())
+
+
+def test_glossary_links_resolve_to_built_pages(built_site, glossary_html):
+    page = built_site / "reference" / "glossary"
+    article = glossary_html[glossary_html.index("<article") :]
+    hrefs = set(re.findall(r'href="(\.\./[^"#]+)"', article))
+    assert hrefs, "the glossary links to no lesson"
+    for href in hrefs:
+        assert (page / href / "index.html").resolve().is_file(), href
