@@ -23,19 +23,26 @@ $(STAMP): $(REQUIREMENTS) requirements/site.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $@
 
-install: $(STAMP) ## Create .venv and install the pinned requirements
+# The calculators' browser runtime (Pyodide), pinned in package-lock.json:
+# npm ci installs exactly that version and checks its integrity hash.
+NPM_STAMP := node_modules/.installed
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(STAMP) $(NPM_STAMP) ## Create .venv and node_modules from the pinned requirements
 
 # ProperDocs builds the MkDocs 1.x configuration; the two variables silence
 # the MkDocs 2 notices that Material and ProperDocs print on every build.
 SITE_ENV := DISABLE_MKDOCS_2_WARNING=true NO_MKDOCS_2_WARNING=1
 
-build: $(STAMP) ## Build the static site into site/ (strict)
+build: $(STAMP) $(NPM_STAMP) ## Build the static site into site/ (strict)
 	$(SITE_ENV) $(BIN)/properdocs build --strict -f mkdocs.yml
 
 serve: build ## Build, then serve the site at http://127.0.0.1:8000
 	$(SITE_ENV) $(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
-test: $(STAMP) ## Run the whole test suite (CPU only: interpreter, build, browser)
+test: $(STAMP) $(NPM_STAMP) ## Run the whole test suite (CPU only: interpreter, build, browser)
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=10
 
 test-gpu: ## Kernel tests on CUDA tensors, interpreter off (on a GPU machine)

@@ -1,14 +1,30 @@
 """The built site in a real browser: headless Chromium (Debian's package,
-driven by Playwright) against the site served on 127.0.0.1."""
+driven by Playwright, never a downloaded browser) against the site served on
+127.0.0.1.
+
+To keep the whole module within seconds, one fixture (``survey``) loads each
+page once, in one browser context, and records what every check needs: at
+desktop width (1280 px) and, after a resize, at phone width (360 px). Then,
+on the first page with calculators, it runs every calculator of the site
+(each copied from its own page) against the Python function it names, and
+searches for each glossary term. The tests read what it found: no console
+errors, no request off the host, no Pyodide before a Run, no sideways
+overflow of the main column, plot text at least 10 px on a phone, copy
+buttons copying the code they sit on, calculators answering as Python does.
+"""
 
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import importlib
 import os
+import random
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -23,6 +39,17 @@ LESSON = "kernels/where-time-goes/connect-kernel-work-to-the-service/"
 LESSON_TITLE = "Connect kernel work to the service"
 SNIPPET = ROOT / "snippets/connect_kernel_work_to_the_service/amdahl.py"
 FIRST_SECTION = "overall-speedup"
+GLOSSARY = "reference/glossary/"
+SEARCH_WORKER = "**/assets/javascripts/workers/search.*.min.js"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 360, "height": 740}
+MIN_PLOT_TEXT_PX = 10.0
+VALID_TRIALS = 3
+INVALID_CANDIDATES = (-1, 0)
+# Issue 23's target is 3 s on an idle 2-core machine (measured and recorded
+# in the README). The default limit only catches a hang or a runtime that
+# stopped loading lazily: a shared machine can take several times longer.
+FIRST_RUN_LIMIT_S = float(os.environ.get("CALCULATOR_FIRST_RUN_LIMIT_S", "30"))
 CHROMIUM_ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -53,6 +80,13 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def handle(self):
+        # A page left mid-download (the next goto) is not an error.
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
 
 @pytest.fixture(scope="module")
 def browser():
@@ -73,13 +107,14 @@ def browser():
 class Visit:
     """One browser context that records console errors and every request."""
 
-    def __init__(self, browser, base_url: str):
-        self.context = browser.new_context()
+    def __init__(self, browser, base_url: str, viewport: dict = DESKTOP):
+        self.context = browser.new_context(viewport=viewport)
         self.context.grant_permissions(
             ["clipboard-read", "clipboard-write"], origin=base_url.rstrip("/")
         )
         self.errors: list[str] = []
         self.external: list[str] = []
+        self.requests: list[str] = []
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.on(
@@ -89,6 +124,7 @@ class Visit:
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
     def _route(self, route):
+        self.requests.append(route.request.url)
         host = urlparse(route.request.url).hostname
         if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
             route.continue_()
@@ -100,13 +136,6 @@ class Visit:
         self.context.close()
 
 
-@pytest.fixture
-def visit(browser, server):
-    session = Visit(browser, server)
-    yield session
-    session.close()
-
-
 def section_text(path: Path, name: str) -> str:
     text = path.read_text(encoding="utf-8")
     match = re.search(
@@ -116,52 +145,532 @@ def section_text(path: Path, name: str) -> str:
     return match.group(1)
 
 
-def test_search_finds_the_exemplar_lesson(visit, server):
-    page = visit.page
-    page.goto(server)
-    page.locator("input.md-search__input").click()
-    page.keyboard.type("Amdahl", delay=30)
-    results = page.locator(".md-search-result__item")
-    results.first.wait_for(timeout=15000)
-    assert LESSON_TITLE in page.locator(".md-search-result").inner_text()
-    assert not visit.errors, visit.errors
-    assert not visit.external, visit.external
+def site_pages(built_site: Path) -> list[str]:
+    """Every page's URL path, the home page first."""
+    return [""] + sorted(
+        p.parent.relative_to(built_site).as_posix() + "/"
+        for p in built_site.glob("*/**/index.html")
+        if "assets" not in p.parts
+    )
 
 
-def test_copy_button_copies_exactly_the_snippet(visit, server):
+# --------------------------------------------------------------------------
+# What the survey measures on each page (JavaScript run in the page)
+# --------------------------------------------------------------------------
+
+# The main column (not the header: Material's search box slides in after a
+# resize) must fit the window and hold its content without sideways scroll.
+OVERFLOW_JS = """() => {
+  const found = [];
+  const main = document.querySelector(".md-content");
+  if (!main) return found;
+  const right = main.getBoundingClientRect().right;
+  const width = document.documentElement.clientWidth;
+  if (right > width + 1)
+    found.push(`the main column ends past the window (${right} > ${width} px)`);
+  if (main.scrollWidth > main.clientWidth + 1)
+    found.push(`the main column overflows (${main.scrollWidth} > `
+      + `${main.clientWidth} px)`);
+  return found;
+}"""
+
+WIDE_TABLES_JS = """() => [...document.querySelectorAll(
+    ".md-content .md-typeset__scrollwrap")]
+  .filter(w => w.scrollWidth > w.clientWidth + 1)
+  .map(w => `a table scrolls (${w.scrollWidth} > ${w.clientWidth} px), first `
+    + `header: ${(w.querySelector("th") || w).textContent.trim().slice(0, 40)}`)"""
+
+# Rendered size of every text in a plot or diagram: its font size in the
+# SVG's units times the scale the page draws it at. An <img> of an SVG is
+# measured on a copy of the file drawn at the image's width.
+PLOT_TEXT_JS = """async (limit) => {
+  const small = [];
+  const measure = (svg, where) => {
+    let count = 0, least = Infinity, example = "";
+    for (const t of svg.querySelectorAll("text")) {
+      const text = t.textContent.trim();
+      if (!text) continue;
+      const m = t.getScreenCTM();
+      const scale = m ? Math.hypot(m.a, m.b) : 1;
+      const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (px >= limit) continue;
+      count += 1;
+      if (px < least) [least, example] = [px, text.slice(0, 30)];
+    }
+    if (count)
+      small.push(`${where}: ${count} texts under ${limit} px, the smallest `
+        + `${least.toFixed(1)} px ("${example}")`);
+  };
+  document.querySelectorAll(".md-content svg[role=img], .md-content figure svg")
+    .forEach((svg, i) => measure(svg, `inline diagram ${i + 1}`));
+  for (const img of document.querySelectorAll('.md-content img[src$=".svg"]')) {
+    const source = await (await fetch(img.src)).text();
+    const holder = document.createElement("div");
+    holder.style.cssText = "position:absolute;left:-20000px;top:0;visibility:hidden";
+    holder.innerHTML = source.slice(source.indexOf("<svg"));
+    const svg = holder.querySelector("svg");
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    svg.style.width = img.getBoundingClientRect().width + "px";
+    document.body.appendChild(holder);
+    measure(svg, img.getAttribute("src"));
+    holder.remove();
+  }
+  return small;
+}"""
+
+# Search for one term through the search box, as a reader types it; resolve
+# with the result links once the results for this query are drawn.
+SEARCH_JS = """(term) => new Promise(resolve => {
+  const input = document.querySelector(".md-search__input");
+  const list = document.querySelector(".md-search-result__list");
+  const meta = document.querySelector(".md-search-result__meta");
+  const finish = () => {
+    observer.disconnect();
+    clearTimeout(timer);
+    resolve([...list.querySelectorAll("a")].map(a => a.getAttribute("href")));
+  };
+  const observer = new MutationObserver(() => {
+    if (list.children.length || /No matching/i.test(meta.textContent)) finish();
+  });
+  const timer = setTimeout(finish, 3000);
+  observer.observe(list, {childList: true, subtree: true});
+  observer.observe(meta, {childList: true, characterData: true, subtree: true});
+  list.replaceChildren();
+  input.value = term;
+  input.dispatchEvent(new KeyboardEvent("keyup", {bubbles: true}));
+})"""
+
+FIELDS_JS = """el => [...el.querySelectorAll("input[name]")].map(i => [
+  i.name,
+  i.closest("label").querySelector(".calculator-kind").textContent,
+  i.type === "checkbox" ? String(i.checked) : i.value,
+])"""
+
+RUN_JS = """(el, values) => {
+  for (const [name, text] of Object.entries(values)) {
+    const input = el.querySelector(`input[name="${name}"]`);
+    if (input.type === "checkbox") input.checked = text === "true";
+    else input.value = text;
+  }
+  const runs = Number(el.dataset.runs || 0);
+  el.querySelector("button").click();
+  return runs;
+}"""
+
+
+def copy_problems(page, url: str) -> list[str]:
+    """Press every code block's copy button; compare what it copied with
+    the code the block displays."""
+    problems = []
+    buttons = page.locator(".md-content button.md-clipboard")
+    for index in range(buttons.count()):
+        button = buttons.nth(index)
+        target = button.get_attribute("data-clipboard-target")
+        shown = page.locator(target).inner_text() if target else None
+        page.evaluate("navigator.clipboard.writeText('')")
+        button.click()
+        copied = page.evaluate("navigator.clipboard.readText()")
+        if shown is None or copied.rstrip("\n") != shown.rstrip("\n"):
+            problems.append(
+                f"/{url} block {target}: copied {copied[:60]!r}, shows "
+                f"{(shown or '')[:60]!r}"
+            )
+    return problems
+
+
+def glossary_terms(built_site: Path) -> list[str]:
+    """The glossary's terms: its second-level headings."""
+    page = built_site / GLOSSARY / "index.html"
+    if not page.is_file():
+        return []
+    text = page.read_text(encoding="utf-8")
+    return [
+        html.unescape(re.sub(r"<[^>]+>", "", heading)).replace("¶", "").strip()
+        for heading in re.findall(r"<h2[^>]*>(.*?)</h2>", text, re.S)
+    ]
+
+
+# --------------------------------------------------------------------------
+# Calculators: random inputs near each field's first value
+# --------------------------------------------------------------------------
+
+
+def calculator_function(spec: str):
+    """The Python function a `data-calculator="path.py:func"` names."""
+    path, func = spec.split(":")
+    module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    return getattr(module, func)
+
+
+def random_value(kind: str, first: str | None, rng: random.Random):
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "str":
+        return first or ""
+    if kind == "int":
+        base = int(first) if first else 8
+        return max(1, round(base * rng.uniform(0.25, 2.0)))
+    base = float(first) if first else 0.5
+    return float(f"{base * rng.uniform(0.5, 1.5):.4g}") if base else rng.random()
+
+
+def typed(kind: str, value):
+    return float(value) if kind == "float" else value
+
+
+def field_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def python_gives(func, values: dict) -> tuple[str, bool]:
+    """What the page should show, and whether it is an error."""
+    try:
+        return str(func(**values)), False
+    except ValueError as exc:
+        return str(exc), True
+
+
+def first_value(kind: str, text: str | None):
+    """A field's first value as the function receives it (None if empty)."""
+    if text is None or text == "":
+        return None
+    if kind == "bool":
+        return text == "true"
+    return {"int": int, "float": float, "str": str}[kind](text)
+
+
+def trials_for(spec: str, func, fields: list) -> tuple[list[dict], str | None]:
+    """Inputs the function accepts: the fields' first values, then seeded
+    random ones near them (drawn until Python accepts them: fields can
+    constrain each other); last, one input the function rejects (a number
+    field at -1 or 0). Returns them and the name of the rejected field."""
+    rng = random.Random(spec)
+    firsts = {name: first_value(kind, text) for name, kind, text in fields}
+    trials = []
+    if None not in firsts.values() and not python_gives(func, firsts)[1]:
+        trials.append(firsts)
+    for _ in range(200):
+        if len(trials) >= VALID_TRIALS:
+            break
+        values = {
+            name: (
+                firsts[name]
+                if firsts[name] is not None and rng.random() < 0.5
+                else random_value(kind, text, rng)
+            )
+            for name, kind, text in fields
+        }
+        if values not in trials and not python_gives(func, values)[1]:
+            trials.append(values)
+    if not trials:
+        return [], None
+    for name, kind, _ in fields:
+        if kind not in ("int", "float"):
+            continue
+        for bad in INVALID_CANDIDATES:
+            values = {**trials[0], name: typed(kind, bad)}
+            if python_gives(func, values)[1]:
+                return [*trials, values], name
+    return trials, None
+
+
+def run_calculator(element, values: dict) -> tuple[str, bool]:
+    """Fill the form, press Run, wait for the answer: (output, is error)."""
+    runs = element.evaluate(RUN_JS, {k: field_text(v) for k, v in values.items()})
+    element.page.wait_for_function(
+        "([el, runs]) => Number(el.dataset.runs || 0) > runs",
+        arg=[element.element_handle(), runs],
+        timeout=30000,
+    )
+    output = element.locator("[data-output]")
+    error = "calculator-error" in (output.get_attribute("class") or "")
+    return output.text_content(), error
+
+
+def check_calculators(page, found: dict) -> None:
+    """Run every calculator now in the page against its Python function."""
+    elements = page.locator("[data-calculator]")
+    for index in range(elements.count()):
+        element = elements.nth(index)
+        spec = element.get_attribute("data-calculator")
+        func = calculator_function(spec)
+        trials, rejected = trials_for(spec, func, element.evaluate(FIELDS_JS))
+        if not trials:
+            found["never_valid"].append(spec)
+            continue
+        if rejected is None:
+            found["no_invalid"].append(spec)
+        for values in trials:
+            started = time.perf_counter()
+            shown = run_calculator(element, values)
+            if found["first_run_s"] is None:
+                found["first_run_s"] = time.perf_counter() - started
+            expected = python_gives(func, values)
+            if shown != expected:
+                found["mismatch"].append(
+                    f"{spec} {values}: page shows {shown[0]!r} (error={shown[1]}),"
+                    f" Python gives {expected[0]!r} (error={expected[1]})"
+                )
+        if rejected is not None and rejected not in expected[0]:
+            found["mismatch"].append(
+                f"{spec}: the error for a bad {rejected} does not name it: "
+                f"{expected[0]!r}"
+            )
+        found["checked"].append(spec)
+
+
+# --------------------------------------------------------------------------
+# The survey: every page once, then calculators and search
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def survey(browser, server, built_site) -> dict:
+    visit = Visit(browser, server, DESKTOP)
     page = visit.page
-    page.goto(server + LESSON)
+    found: dict = {
+        key: []
+        for key in (
+            "overflow",
+            "tables",
+            "plot_text",
+            "copy",
+            "calculator_pages",
+            "calculators_html",
+            "mismatch",
+            "no_invalid",
+            "checked",
+            "search_missing",
+            "predict_pages",
+            "never_valid",
+        )
+    }
+    found["first_run_s"] = None
+    seconds = found["seconds"] = dict.fromkeys(
+        ("load", "layout", "copy", "calculators", "search"), 0.0
+    )
+    widths = [DESKTOP, PHONE]
+    # Material's search worker indexes the whole site on every page load; the
+    # survey does not search, so it gets a worker that does nothing. Search
+    # is tried at the end, on a page loaded with the real one.
+    page.route(
+        SEARCH_WORKER,
+        lambda route: route.fulfill(
+            body="self.onmessage = () => {};", content_type="text/javascript"
+        ),
+    )
+    try:
+        for url in site_pages(built_site):
+            clock = time.perf_counter()
+            page.goto(server + url, wait_until="load")
+            seconds["load"] += time.perf_counter() - clock
+            clock = time.perf_counter()
+            # Both widths, starting with the one the last page ended at:
+            # one resize a page.
+            for viewport in widths:
+                if page.viewport_size != viewport:
+                    page.set_viewport_size(viewport)
+                width = f"{viewport['width']} px"
+                overflow = page.evaluate(OVERFLOW_JS)
+                found["overflow"].extend(f"/{url} at {width}: {p}" for p in overflow)
+                if viewport is DESKTOP:
+                    tables = page.evaluate(WIDE_TABLES_JS)
+                    found["tables"].extend(f"/{url}: {p}" for p in tables)
+                else:
+                    small = page.evaluate(PLOT_TEXT_JS, MIN_PLOT_TEXT_PX)
+                    found["plot_text"].extend(f"/{url}: {s}" for s in small)
+            widths.reverse()
+            seconds["layout"] += time.perf_counter() - clock
+            clock = time.perf_counter()
+            found["copy"].extend(copy_problems(page, url))
+            seconds["copy"] += time.perf_counter() - clock
+            if url == LESSON:
+                found["badge"] = page.locator("article .access-line .access-badge")
+                found["badge"] = (
+                    found["badge"].inner_text().strip()
+                    if found["badge"].count() == 1 and found["badge"].is_visible()
+                    else None
+                )
+                found["lesson_copy"] = lesson_copy(page)
+            if url == "":
+                found["home_badges"] = page.locator("table .access-badge").count()
+            if page.locator("[data-predict]").count():
+                found["predict_pages"].append(url)
+            calculators = page.locator("[data-calculator]")
+            if calculators.count():
+                found["calculator_pages"].append(url)
+                found["calculators_html"].append(
+                    (url, calculators.evaluate_all("els => els.map(e => e.outerHTML)"))
+                )
+        found["pyodide_before_run"] = [
+            u for u in visit.requests if "/assets/pyodide/" in u
+        ]
+        found["errors_before_run"] = list(visit.errors)
+        found["external"] = visit.external
+        clock = time.perf_counter()
+        page.set_viewport_size(DESKTOP)
+        page.unroute(SEARCH_WORKER)
+        calculator_pages = found["calculator_pages"]
+        both = [u for u in calculator_pages if u in found["predict_pages"]]
+        first = (both or calculator_pages or found["predict_pages"] or [LESSON])[0]
+        page.goto(server + first, wait_until="load")
+        if found["calculator_pages"]:
+            # The first Run on a real page, then every calculator of the site
+            # copied into that page, so Pyodide loads once.
+            others = [
+                part
+                for url, parts in found["calculators_html"]
+                if url != first
+                for part in parts
+            ]
+            page.locator("article").first.evaluate(
+                "(article, parts) => article.insertAdjacentHTML('beforeend', "
+                "parts.join(''))",
+                others,
+            )
+            check_calculators(page, found)
+        found["predictions"] = check_predictions(page)
+        seconds["calculators"] = time.perf_counter() - clock
+        clock = time.perf_counter()
+        found["search"] = search_terms(page, ["Amdahl", *glossary_terms(built_site)])
+        seconds["search"] = time.perf_counter() - clock
+        found["errors"] = visit.errors
+        print(
+            f"browser survey of {len(site_pages(built_site))} pages (s): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())
+        )
+        yield found
+    finally:
+        visit.close()
+
+
+def check_predictions(page) -> list[tuple[str, str]]:
+    """Type an estimate 20% above each prediction's answer on this page and
+    check what the page reveals: the answer, and the reader's error."""
+    shown = []
+    for element in page.locator("[data-predict]").all():
+        answer = float(element.get_attribute("data-answer"))
+        element.locator("input[name=estimate]").fill(repr(answer * 1.2))
+        element.locator("button").click()
+        text = element.locator("[data-output]").inner_text()
+        shown.append((element.get_attribute("data-answer-text"), text))
+    return shown
+
+
+def lesson_copy(page) -> str | None:
+    """What the copy button of the lesson's first amdahl.py block copies."""
     title = SNIPPET.relative_to(ROOT).as_posix()
     block = (
         page.locator(".md-typeset .highlight")
         .filter(has=page.locator(".filename", has_text=title))
         .first
     )
+    if not block.count():
+        return None
     block.hover()
     block.locator('button[data-md-type="copy"], button.md-clipboard').first.click()
-    copied = page.evaluate("navigator.clipboard.readText()")
+    return page.evaluate("navigator.clipboard.readText()")
+
+
+def search_terms(page, terms: list[str]) -> dict[str, list[str]]:
+    """Each term's result links, typed into the search box."""
+    page.locator("input.md-search__input").click()
+    page.wait_for_function("() => document.querySelector('.md-search-result__list')")
+    return {term: page.evaluate(SEARCH_JS, term) for term in terms}
+
+
+# --------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------
+
+
+def test_pages_load_without_console_errors_or_external_requests(survey):
+    assert not survey["errors"], survey["errors"]
+    assert not survey["external"], survey["external"]
+
+
+def test_pages_load_no_pyodide_until_a_run(survey):
+    """Every page loaded, no Run pressed: the runtime was never fetched."""
+    assert not survey["pyodide_before_run"], survey["pyodide_before_run"]
+
+
+def test_main_column_does_not_overflow_at_desktop_or_phone_width(survey):
+    assert not survey["overflow"], "\n".join(survey["overflow"])
+
+
+def test_tables_fit_the_column_at_desktop_width(survey):
+    assert not survey["tables"], "\n".join(survey["tables"])
+
+
+def test_plot_text_is_at_least_10px_on_a_phone(survey):
+    found = survey["plot_text"]
+    assert not found, "\n".join(found)
+
+
+def test_every_copy_button_copies_the_code_it_shows(survey):
+    assert not survey["copy"], "\n".join(survey["copy"])
+
+
+def test_copy_button_copies_exactly_the_snippet(survey):
+    copied = survey.get("lesson_copy")
+    assert copied is not None, f"/{LESSON}: no block titled with {SNIPPET.name}"
     assert copied.rstrip("\n") == section_text(SNIPPET, FIRST_SECTION).rstrip("\n")
-    assert not visit.errors, visit.errors
 
 
-def test_access_badge_shows_under_the_heading(visit, server):
-    page = visit.page
-    page.goto(server + LESSON)
-    badge = page.locator("article .access-line .access-badge")
-    assert badge.is_visible()
-    assert badge.inner_text().strip() == "Free"
-    page.goto(server)
-    assert page.locator("table .access-badge").count() > 0
+def test_access_badge_shows_under_the_heading(survey):
+    assert survey.get("badge") == "Free"
+    assert survey.get("home_badges", 0) > 0
 
 
-def test_pages_load_without_console_errors_or_external_requests(
-    visit, server, built_site
-):
-    pages = [""] + sorted(
-        p.parent.relative_to(built_site).as_posix() + "/"
-        for p in built_site.glob("*/**/index.html")
-    )
-    for url in pages:
-        visit.page.goto(server + url, wait_until="load")
-    assert not visit.errors, visit.errors
-    assert not visit.external, visit.external
+def test_search_finds_the_exemplar_lesson(survey):
+    links = survey["search"]["Amdahl"]
+    assert any(LESSON in (link or "") for link in links), links
+
+
+def test_search_finds_each_glossary_term(survey, built_site):
+    terms = glossary_terms(built_site)
+    if not terms:
+        pytest.skip("no glossary page built yet (docs/reference/glossary.md)")
+    missing = [
+        f"{term}: results {survey['search'][term][:4]}"
+        for term in terms
+        if not any(GLOSSARY in (link or "") for link in survey["search"][term])
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_calculators_give_what_python_gives(survey):
+    if not survey["calculator_pages"]:
+        pytest.skip("no page has a calculator yet")
+    assert survey["checked"], "no calculator ran"
+    assert not survey["mismatch"], "\n".join(survey["mismatch"])
+
+
+def test_calculators_accept_their_first_values_or_nearby_ones(survey):
+    """Fields without first values (no default, none in the placeholder) and
+    no accepted random input: give the placeholder first values."""
+    assert not survey["never_valid"], survey["never_valid"]
+
+
+def test_calculators_show_the_functions_own_error(survey):
+    """Each calculator's function rejects -1 or 0 in some number field with
+    a ValueError naming it (compared with the page above), as plan.md asks."""
+    assert not survey["no_invalid"], survey["no_invalid"]
+
+
+def test_a_prediction_reveals_the_answer_and_the_readers_error(survey):
+    if not survey.get("predictions"):
+        pytest.skip("no prediction on the first page with calculators")
+    for answer, text in survey["predictions"]:
+        assert f"The model gives {answer}" in text and "20% high" in text, text
+
+
+def test_first_run_is_quick(survey):
+    """Loading Pyodide and answering, from a click on a page's first Run."""
+    if survey["first_run_s"] is None:
+        pytest.skip("no page has a calculator yet")
+    print(f"first Run: {survey['first_run_s']:.2f} s")
+    assert survey["first_run_s"] <= FIRST_RUN_LIMIT_S
