@@ -168,7 +168,15 @@ def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
     cell is a slot doing useful work, an empty one is idle."""
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+    from snippets.diagrams import (
+        ACCENT,
+        FONT_SIZE,
+        INK,
+        MUTED,
+        SECOND,
+        figure,
+        style_axes,
+    )
 
     schedules = [
         ("static", static_schedule(lengths, batch), SECOND),
@@ -200,7 +208,7 @@ def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
                         ha="center",
                         va="center",
                         color=INK,
-                        fontsize=7,
+                        fontsize=FONT_SIZE,
                     )
         ax.set_xlim(0, width)
         ax.set_ylim(0, batch)

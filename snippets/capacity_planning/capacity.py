@@ -125,7 +125,15 @@ def load_curve(speedup: float = 2.0):
     time and with kernels `speedup` times faster; the objective dashed."""
     from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
-    from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+    from snippets.diagrams import (
+        ACCENT,
+        FONT_SIZE,
+        INK,
+        MUTED,
+        SECOND,
+        figure,
+        style_axes,
+    )
 
     base = measured_step_time()
     fig = figure(6.0, 3.0)
@@ -143,7 +151,7 @@ def load_curve(speedup: float = 2.0):
     ax.set_xlabel("offered load (requests/s)")
     ax.set_ylabel("p99 TTFT (ms)")
     style_axes(ax, grid=True)
-    ax.legend(frameon=False, labelcolor=INK, fontsize=9)
+    ax.legend(frameon=False, labelcolor=INK, fontsize=FONT_SIZE)
     fig.tight_layout()
     return fig
 

@@ -133,7 +133,7 @@ def pool_picture(
     turns: each block coloured by its owner, the block tables beside it."""
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure
+    from snippets.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
 
     pool = BlockAllocator(num_blocks)
     tables = {i: [] for i in range(len(lengths))}
@@ -157,7 +157,15 @@ def pool_picture(
                     (b, 0), filled / block_size, 1, facecolor=colours[owner], alpha=0.6
                 )
             )
-        ax.text(b + 0.5, -0.3, str(b), ha="center", va="center", color=INK, fontsize=8)
+        ax.text(
+            b + 0.5,
+            -0.3,
+            str(b),
+            ha="center",
+            va="center",
+            color=INK,
+            fontsize=FONT_SIZE,
+        )
     for i, table in tables.items():
         ax.text(
             0,

@@ -8,7 +8,7 @@ The result files are written by `python -m scripts.serving`.
 import json
 from pathlib import Path
 
-from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+from snippets.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure, style_axes
 from snippets.serving_engine.simulator import fit_step_time, simulate, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,14 +208,14 @@ def load_curve(source: str = "measured"):
         ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         style_axes(ax, grid=True)
-        ax.legend(frameon=False, labelcolor=INK, fontsize=9)
+        ax.legend(frameon=False, labelcolor=INK, fontsize=FONT_SIZE)
     fig.text(
         0.5,
         0.01,
         f"{device_label(result)}, measured",
         ha="center",
         color=MUTED,
-        fontsize=9,
+        fontsize=FONT_SIZE,
     )
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
