@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m scripts.bench.contribute PATH [--results DIR]
+    python -m scripts.bench.contribute PATH [PATH ...] [--results DIR]
 
 The file goes through every check the build applies (JSON Schema, the kernel
 catalog, dates, p20 <= median <= p80, and the datasheet bounds of a device the
@@ -77,19 +77,23 @@ def contribute(path: Path, results: Path = DEFAULT_DIR, root: Path = ROOT) -> Pa
 
 def main(argv=None) -> int:
     parser = _Parser(prog="python -m scripts.bench.contribute", description=__doc__)
-    parser.add_argument("path", type=Path)
+    parser.add_argument("paths", type=Path, nargs="+", metavar="PATH")
     parser.add_argument("--results", type=Path, default=DEFAULT_DIR)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        target = contribute(args.path, args.results)
-    except ResultFileError as exc:
-        print(f"contribute: refused: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
-    except OSError as exc:
-        print(f"contribute: could not write: {exc.strerror}", file=sys.stderr)
-        return EXIT_REFUSED
-    print(f"contribute: accepted as {display_path(target, ROOT)}; commit it")
-    return EXIT_OK
+    status = EXIT_OK
+    for path in args.paths:  # each file stands or falls on its own
+        try:
+            target = contribute(path, args.results)
+        except ResultFileError as exc:
+            print(f"contribute: refused: {exc}", file=sys.stderr)
+            status = EXIT_REFUSED
+            continue
+        except OSError as exc:
+            print(f"contribute: could not write: {exc.strerror}", file=sys.stderr)
+            status = EXIT_REFUSED
+            continue
+        print(f"contribute: accepted as {display_path(target, ROOT)}; commit it")
+    return status
 
 
 if __name__ == "__main__":
