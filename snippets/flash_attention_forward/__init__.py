@@ -1,0 +1,1 @@
+"""Tested code shown on docs/kernels/attention/flash-attention-forward.md."""

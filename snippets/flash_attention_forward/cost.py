@@ -1,0 +1,154 @@
+"""FlashAttention's napkin math: FLOPs against bytes, with and without the
+score matrix in memory.
+
+Shown on docs/kernels/attention/flash-attention-forward.md. A CPU model:
+it counts the FLOPs of the two matrix products and the bytes that must
+cross device memory; it cannot see caches or time. The formulas match
+kernels/attention.py's `flops` and `bytes_moved` (a test checks it), and
+the device figures come from kernels/devices.py.
+"""
+
+from __future__ import annotations
+
+from kernels.devices import H200
+from snippets.tables import markdown_table
+
+#: The benchmark's main shape: batch, heads, sequence, head dimension, bf16.
+WORKED = {"B": 4, "H": 16, "S": 4096, "D": 128, "itemsize": 2}
+
+
+# --8<-- [start:flops]
+def attention_flops(B: int, H: int, S: int, D: int, causal: bool) -> int:
+    """Two products per (batch, head): scores = Q K^T (S x S x D) and
+    out = P V (S x D x S), 2 FLOPs per multiply-add: 4 * B * H * S * S * D.
+    Causal attention needs only the scores on and below the diagonal,
+    S * (S + 1) / 2 of them: a little over half."""
+    visible = S * (S + 1) // 2 if causal else S * S
+    return 4 * B * H * D * visible
+
+
+def flash_bytes(B: int, H: int, S: int, D: int, itemsize: int) -> int:
+    """Read Q, K and V once, write the output once: the scores stay on chip."""
+    return 4 * B * H * S * D * itemsize
+
+
+def materialized_bytes(B: int, H: int, S: int, D: int, itemsize: int) -> int:
+    """Eager attention adds the S x S matrices: the scores written by the
+    first matmul and read by softmax, the probabilities written by softmax
+    and read by the second matmul."""
+    return flash_bytes(B, H, S, D, itemsize) + 4 * B * H * S * S * itemsize
+    # --8<-- [end:flops]
+
+
+# --8<-- [start:intensity]
+def ridge_point() -> float:
+    """FLOPs per byte where the H200's dense bf16 peak meets its HBM."""
+    return H200.bf16_dense_flop_per_s / H200.hbm_bytes_per_s
+
+
+def intensity(
+    B: int,
+    H: int,
+    S: int,
+    D: int,
+    itemsize: int,
+    causal: bool,
+    materialized: bool = False,
+) -> float:
+    """FLOPs per byte of least traffic; about S / 2 for flash, bf16."""
+    count = materialized_bytes if materialized else flash_bytes
+    return attention_flops(B, H, S, D, causal) / count(B, H, S, D, itemsize)
+    # --8<-- [end:intensity]
+
+
+def crossing_length(D: int = 128, itemsize: int = 2, materialized: bool = False):
+    """The shortest power-of-two S whose intensity passes the ridge, or
+    None when none up to 2**20 does (the materialized scores never do)."""
+    for power in range(4, 21):
+        S = 2**power
+        if intensity(1, 1, S, D, itemsize, False, materialized) >= ridge_point():
+            return S
+    return None
+
+
+def worked(what: str) -> str:
+    """Numbers the page states about the worked example."""
+    B, H, S, D, s = (WORKED[k] for k in ("B", "H", "S", "D", "itemsize"))
+    full, causal = attention_flops(B, H, S, D, False), attention_flops(B, H, S, D, True)
+    flash, eager = flash_bytes(B, H, S, D, s), materialized_bytes(B, H, S, D, s)
+    values = {
+        "shape": f"B = {B}, H = {H}, S = {S:,}, D = {D}, bf16",
+        "flops": f"{full / 1e12:.2f} TFLOP",
+        "flops-causal": f"{causal / 1e12:.2f} TFLOP",
+        "causal-share": f"{causal / full:.4f}",
+        "flash-bytes": f"{flash / 2**20:,.0f} MiB",
+        "scores-bytes": f"{(eager - flash) / 2**30:,.1f} GiB",
+        "flash-intensity": f"{intensity(B, H, S, D, s, False):,.0f}",
+        "materialized-intensity": f"{intensity(B, H, S, D, s, False, True):,.0f}",
+        "ridge": f"{ridge_point():,.0f} FLOP/byte",
+        "crossing": f"{crossing_length():,}",
+        "flash-time": _ms(flash / H200.hbm_bytes_per_s),
+        "compute-time": _ms(full / H200.bf16_dense_flop_per_s),
+        "materialized-time": _ms(eager / H200.hbm_bytes_per_s),
+    }
+    if what not in values:
+        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
+    return values[what]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def length_table(D: int = 128, itemsize: int = 2) -> str:
+    """Markdown: intensity with and without the scores in memory, per S."""
+    rows = []
+    for S in (512, 1024, 2048, 4096, 8192, 16384):
+        flash = intensity(1, 1, S, D, itemsize, False)
+        eager = intensity(1, 1, S, D, itemsize, False, True)
+        side = "compute" if flash >= ridge_point() else "memory"
+        rows.append((f"{S:,}", f"{flash:,.0f}", f"{eager:,.0f}", side))
+    header = [
+        "S",
+        "FLOP/byte, scores on chip",
+        "FLOP/byte, scores in memory",
+        "flash side of the ridge",
+    ]
+    return markdown_table(header, rows, "rrrl")
+
+
+if __name__ == "__main__":
+    for key in (
+        "shape",
+        "flops",
+        "flops-causal",
+        "flash-bytes",
+        "scores-bytes",
+        "flash-intensity",
+        "materialized-intensity",
+        "ridge",
+        "crossing",
+    ):
+        print(f"{key}: {worked(key)}")
+
+
+# --8<-- [start:exercise]
+def exercise(B=4, H=16, S=4096, D=128, itemsize=2) -> dict:
+    """Bytes the S x S matrices add, and eager attention's intensity
+    against the ridge point."""
+    extra = materialized_bytes(B, H, S, D, itemsize) - flash_bytes(B, H, S, D, itemsize)
+    eager = intensity(B, H, S, D, itemsize, False, materialized=True)
+    return {"extra_bytes": extra, "intensity": eager, "ridge": ridge_point()}
+    # --8<-- [end:exercise]
+
+
+def exercise_text() -> str:
+    answer = exercise(**{k: v for k, v in WORKED.items()})
+    side = "below" if answer["intensity"] < answer["ridge"] else "above"
+    return (
+        f"The scores and probabilities add {answer['extra_bytes']:,} bytes "
+        f"({answer['extra_bytes'] / 2**30:.1f} GiB), "
+        f"{answer['extra_bytes'] / flash_bytes(*WORKED.values()):.0f} times the "
+        f"least traffic. Eager attention does {answer['intensity']:.1f} FLOP "
+        f"per byte, {side} the ridge of {answer['ridge']:.0f}: memory-bound."
+    )

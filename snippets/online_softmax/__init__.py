@@ -1,0 +1,1 @@
+"""Tested code shown on docs/kernels/attention/online-softmax.md."""

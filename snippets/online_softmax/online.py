@@ -1,0 +1,350 @@
+"""Online softmax: a running max and sum, proved by code, merged by blocks.
+
+Shown on docs/kernels/attention/online-softmax.md. A CPU model in float64
+(Milakov and Gimelshein, "Online normalizer calculation for softmax",
+2018): it checks the algebra and counts passes and bytes; it says nothing
+about a kernel's rounding or speed. Merging uses the work-mapping
+project's model, snippets/work_mapping/softmax_merge.py.
+"""
+
+from __future__ import annotations
+
+# --8<-- [start:imports]
+import math
+
+# --8<-- [end:imports]
+from snippets.tables import markdown_table
+from snippets.work_mapping.softmax_merge import (
+    EMPTY,
+    SCORES,
+    SoftmaxState,
+    block_states,
+    groupings,
+    merge,
+)
+
+FLOAT32_MAX = (2 - 2**-23) * 2**127
+WORKED = {"rows": 2048, "cols": 65536, "itemsize": 2}  # the 65k-wide bench rows
+
+
+# --8<-- [start:three-pass]
+def softmax_three_pass(scores: list[float]) -> list[float]:
+    """The safe softmax: one pass for the max, one for the sum, one to
+    normalize. Subtracting the max keeps every exp at most 1."""
+    top = max(scores)  # pass 1
+    total = sum(math.exp(x - top) for x in scores)  # pass 2
+    return [math.exp(x - top) / total for x in scores]  # pass 3
+    # --8<-- [end:three-pass]
+
+
+# --8<-- [start:online]
+def online_normalizer(scores: list[float]) -> tuple[float, float]:
+    """One pass: the running max m and running sum d of exp(x - m).
+    When the max grows, the sum so far was taken against the old max,
+    so it is multiplied by exp(old m - new m) before the new term is added."""
+    m, d = -math.inf, 0.0
+    for x in scores:
+        new_m = max(m, x)
+        shift = 0.0 if new_m == -math.inf else new_m  # -inf - -inf is NaN
+        d = d * math.exp(m - shift) + math.exp(x - shift)
+        m = new_m
+    return m, d
+
+
+def softmax_online(scores: list[float]) -> list[float]:
+    """Two passes: the normalizer, then the outputs."""
+    m, d = online_normalizer(scores)  # pass 1
+    return [math.exp(x - m) / d for x in scores]  # pass 2
+    # --8<-- [end:online]
+
+
+# --8<-- [start:invariant]
+def invariant_gaps(scores: list[float]) -> list[float]:
+    """After every step k the claim is d_k = sum_{j<=k} exp(x_j - m_k).
+    Returns, per step, the relative gap between the running d and that sum
+    recomputed from scratch: the proof by induction, checked numerically.
+    Step: d_k = d_{k-1} exp(m_{k-1} - m_k) + exp(x_k - m_k)
+              = sum_{j<k} exp(x_j - m_{k-1}) exp(m_{k-1} - m_k) + exp(x_k - m_k)
+              = sum_{j<=k} exp(x_j - m_k)."""
+    gaps, m, d = [], -math.inf, 0.0
+    for k, x in enumerate(scores):
+        new_m = max(m, x)
+        shift = 0.0 if new_m == -math.inf else new_m
+        d = d * math.exp(m - shift) + math.exp(x - shift)
+        m = new_m
+        direct = sum(math.exp(xj - shift) for xj in scores[: k + 1])
+        gaps.append(abs(d - direct) / direct if direct else abs(d))
+    return gaps
+    # --8<-- [end:invariant]
+
+
+# --8<-- [start:one-exp]
+def online_normalizer_one_exp(scores: list[float]) -> tuple[float, float]:
+    """softmax_v4_kernel's update: one exponential per score. With
+    e = exp(-|x - m|): if x raises the max, e = exp(m - x) is the rescale
+    of the old sum and the new term is exp(0) = 1; otherwise e = exp(x - m)
+    is the new term and the sum needs no rescale."""
+    m, d = -math.inf, 0.0
+    for x in scores:
+        base = 0.0 if m == -math.inf else m  # an empty state has d = 0
+        e = math.exp(-abs(x - base))
+        if x > m:
+            d, m = d * e + 1.0, x
+        else:
+            d = d + e
+    return m, d
+    # --8<-- [end:one-exp]
+
+
+# --8<-- [start:merge-blocks]
+def merged_state(scores: list[float], block_size: int) -> SoftmaxState:
+    """Each block folds its own scores; the states then merge in a tree,
+    as programs (or the lanes of one program) would combine them."""
+    states = block_states(scores, block_size)
+    while len(states) > 1:  # one level of a pairwise tree per round
+        pairs = zip(states[0::2], states[1::2] + [EMPTY], strict=False)
+        states = [merge(a, b) for a, b in pairs]
+    return states[0]
+
+
+def lane_states(scores: list[float], lanes: int) -> list[SoftmaxState]:
+    """softmax_v2_kernel's first pass: lane i sees columns i, i + lanes, ...
+    and keeps its own state, so the loop needs no cross-lane reduction."""
+    out = []
+    for lane in range(lanes):
+        state = EMPTY
+        for x in scores[lane::lanes]:
+            state = merge(state, SoftmaxState(x, 1.0))
+        out.append(state)
+    return out
+    # --8<-- [end:merge-blocks]
+
+
+# --8<-- [start:passes]
+def bytes_per_row(cols: int, itemsize: int, reads: int) -> int:
+    """A row is read `reads` times and its result written once."""
+    return (reads + 1) * cols * itemsize
+
+
+VERSIONS = {  # how many times each method reads a row that is not on chip
+    "three-pass safe softmax": 3,
+    "online, two passes (softmax_v2)": 2,
+    "row held on chip (softmax_v1)": 1,
+}
+# --8<-- [end:passes]
+
+
+def passes_table(
+    rows: int = WORKED["rows"], cols: int = WORKED["cols"], itemsize: int = 2
+) -> str:
+    """Markdown: bytes per method for `rows` rows of `cols` columns."""
+    least = rows * bytes_per_row(cols, itemsize, 1)
+    out = []
+    for name, reads in VERSIONS.items():
+        total = rows * bytes_per_row(cols, itemsize, reads)
+        out.append((name, reads, f"{total / 2**20:,.0f} MiB", f"{total / least:.2f}×"))
+    header = ["method", "reads of the row", "bytes moved", "of the least traffic"]
+    return markdown_table(header, out, "lrrr")
+
+
+def worked_text(what: str) -> str:
+    """Numbers the page states about the worked example."""
+    rows, cols, itemsize = WORKED["rows"], WORKED["cols"], WORKED["itemsize"]
+    row_bytes = cols * itemsize
+    if what == "shape":
+        return f"{rows:,} rows of {cols:,} bf16 values"
+    if what == "row-bytes":
+        return f"{row_bytes // 1024} KiB"
+    if what == "overflow":  # exp(x) passes float32's largest finite value
+        return f"about {math.log(FLOAT32_MAX):.1f}"
+    if what == "saving":
+        three = bytes_per_row(cols, itemsize, 3)
+        two = bytes_per_row(cols, itemsize, 2)
+        return f"{1 - two / three:.0%}"
+    raise ValueError(f"unknown what {what!r}")
+
+
+def _fmt(x: float) -> str:
+    return "-inf" if x == -math.inf else f"{x:.4f}"
+
+
+def invariant_table(scores: list[float] = SCORES) -> str:
+    """Markdown: each step's running max, rescale factor, running sum and
+    the gap to the sum recomputed from scratch."""
+    rows, m, d = [], -math.inf, 0.0
+    gaps = invariant_gaps(scores)
+    for k, x in enumerate(scores):
+        new_m = max(m, x)
+        factor = math.exp(m - new_m)
+        d = d * factor + math.exp(x - new_m)
+        m = new_m
+        rows.append((k, _fmt(x), _fmt(m), _fmt(factor), _fmt(d), f"{gaps[k]:.0e}"))
+    header = ["step", "score", "running max", "rescale by", "running sum", "gap"]
+    return markdown_table(header, rows, "rrrrrr")
+
+
+def merge_text(scores: list[float] = SCORES, block_size: int = 3) -> str:
+    """A sentence: the merged state against the one-pass state."""
+    m, d = online_normalizer(scores)
+    tree = merged_state(scores, block_size)
+    orders = groupings(block_states(scores, block_size))
+    spread = max(abs(s.sum - d) / d for s in orders)
+    return (
+        f"one pass gives max {m:g} and sum {d:.6f}; the pairwise tree over "
+        f"blocks of {block_size} gives max {tree.max:g} and sum {tree.sum:.6f}; "
+        f"all {len(orders)} orders and groupings of the blocks agree to "
+        f"{spread:.0e}"
+    )
+
+
+def exp_counts_text() -> str:
+    """MUFU.EX2 instructions in the code of each softmax build, and what
+    the versions compute per element."""
+    from snippets.hopper_tensor_cores.artifacts import build_names, fact
+
+    names = build_names("softmax")
+    if not names:
+        return "(not compiled yet)"
+    counts = ", ".join(f"`{n}` {fact('softmax', n, 'MUFU.EX2')}" for n in names)
+    return (
+        f"`MUFU.EX2` instructions in the code of each build: {counts}. Per "
+        "element, the fused versions take one exponential; v2 takes three "
+        "(the rescale and the new term in the first pass, the output in the "
+        "second) and v4 two."
+    )
+
+
+# --8<-- [start:exercise]
+def exercise_answer(scores: list[float], block_size: int) -> dict:
+    """Each block's (max, sum), the merged state, and the softmax."""
+    states = block_states(scores, block_size)
+    total = EMPTY
+    for state in states:
+        total = merge(total, state)
+    probs = [math.exp(x - total.max) / total.sum for x in scores]
+    return {"blocks": states, "merged": total, "softmax": probs}
+    # --8<-- [end:exercise]
+
+
+EXERCISE = ([2.0, -1.0, 5.0, 0.0], 2)
+
+
+def exercise_text(part: str = "answer") -> str:
+    scores, block_size = EXERCISE
+    if part == "question":
+        return f"`{scores}` in blocks of {block_size}"
+    answer = exercise_answer(scores, block_size)
+    blocks = "; ".join(
+        f"block {i}: max {s.max:g}, sum {s.sum:.4f}"
+        for i, s in enumerate(answer["blocks"])
+    )
+    merged = answer["merged"]
+    probs = ", ".join(f"{p:.4f}" for p in answer["softmax"])
+    return (
+        f"{blocks}. Merged: max {merged.max:g}, sum {merged.sum:.4f}. Softmax: {probs}."
+    )
+
+
+def bytes_exercise(
+    rows: int = 4096, cols: int = 32768, itemsize: int = 4, part: str = "answer"
+) -> str:
+    """Exercise 2: its sizes, or the bytes of the three-pass and the online
+    version."""
+    if part == "question":
+        return f"{rows:,} rows of {cols:,} columns"
+    three = rows * bytes_per_row(cols, itemsize, 3)
+    two = rows * bytes_per_row(cols, itemsize, 2)
+    return (
+        f"three passes move {three / 2**20:,.0f} MiB, the online version "
+        f"{two / 2**20:,.0f} MiB: {three - two:,} bytes "
+        f"({(three - two) / 2**20:,.0f} MiB, one read of the input) fewer"
+    )
+
+
+def merge_figure(scores: list[float] = SCORES, block_size: int = 3):
+    """Blocks of scores, each summarised by (max, sum), merged pairwise
+    into one state; the merge rescales each sum to the larger max."""
+    from snippets.diagrams import ACCENT, INK, MUTED, figure
+
+    states = block_states(scores, block_size)
+    fig = figure(6.5, 3.0)
+    ax = fig.add_axes((0.02, 0.02, 0.96, 0.96))
+    ax.set_axis_off()
+    ax.set_xlim(0, len(scores))
+    ax.set_ylim(0, 3.2)
+    for k, x in enumerate(scores):  # the scores, one cell each
+        ax.add_patch(_box((k + 0.05, 2.5), 0.9, 0.5, MUTED))
+        ax.text(k + 0.5, 2.75, f"{x:g}", ha="center", va="center", color=INK)
+    centres = []
+    for b, state in enumerate(states):  # one state per block
+        start = b * block_size
+        width = min(block_size, len(scores) - start)
+        centre = start + width / 2
+        centres.append(centre)
+        ax.add_patch(_box((start + 0.1, 1.45), width - 0.2, 0.65, ACCENT))
+        ax.text(
+            centre,
+            1.78,
+            f"m={state.max:g}\ns={state.sum:.3f}",
+            ha="center",
+            va="center",
+            color=INK,
+        )
+        ax.annotate(
+            "",
+            (centre, 2.1),
+            (centre, 2.5),
+            arrowprops={"color": INK, "arrowstyle": "<-"},
+        )
+    total = merged_state(scores, block_size)
+    middle = len(scores) / 2
+    ax.add_patch(_box((middle - 1.6, 0.1), 3.2, 0.7, ACCENT))
+    ax.text(
+        middle,
+        0.45,
+        f"merged: m={total.max:g}, s={total.sum:.3f}",
+        ha="center",
+        va="center",
+        color=INK,
+    )
+    for centre in centres:
+        ax.annotate(
+            "",
+            (middle, 0.8),
+            (centre, 1.45),
+            arrowprops={"color": INK, "arrowstyle": "->"},
+        )
+    return fig
+
+
+def _box(xy, width, height, colour):
+    from matplotlib.patches import Rectangle
+
+    from snippets.diagrams import INK
+
+    return Rectangle(xy, width, height, facecolor=colour, alpha=0.5, edgecolor=INK)
+
+
+if __name__ == "__main__":
+    m, d = online_normalizer(SCORES)
+    print(f"scores {SCORES}")
+    print(f"online normalizer: max {m:g}, sum {d:.6f}")
+    worst = max(invariant_gaps(SCORES))
+    print(f"largest gap between running sum and recomputed sum: {worst:.1e}")
+    same = max(
+        abs(a - b)
+        for a, b in zip(softmax_online(SCORES), softmax_three_pass(SCORES), strict=True)
+    )
+    print(f"online against three-pass softmax: largest difference {same:.1e}")
+    print(merge_text())
+    lanes = lane_states(SCORES, 4)
+    lane_total = EMPTY
+    for state in lanes:
+        lane_total = merge(lane_total, state)
+    print(f"4 lanes merged: max {lane_total.max:g}, sum {lane_total.sum:.6f}")
+    one = online_normalizer_one_exp(SCORES)
+    print(f"one exponential per score: max {one[0]:g}, sum {one[1]:.6f}")
+    print(
+        f"worked example: {worked_text('shape')}; online reads save "
+        f"{worked_text('saving')} of the three-pass bytes"
+    )

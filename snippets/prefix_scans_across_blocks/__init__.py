@@ -1,0 +1,1 @@
+"""Tested code shown on docs/kernels/attention/prefix-scans-across-blocks.md."""

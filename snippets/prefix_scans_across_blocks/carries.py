@@ -1,0 +1,318 @@
+"""The counts [3, 0, 2, 1, 0, 4] scanned across blocks, two ways.
+
+Shown on docs/kernels/attention/prefix-scans-across-blocks.md. A CPU model
+of kernels/scan.py's two versions: reduce-then-scan in three passes
+(`cumsum_v1`) and one pass with decoupled look-back (`cumsum`, after
+Merrill and Garland, 2016). The counts and block split come from the
+work-mapping project (snippets/work_mapping/scan_carries.py); the
+scheduling model with resident slots is snippets/parallel_prefix_scan/
+lookback.py. The model checks the values each block computes and which
+schedules can finish in principle; it cannot check a device-wide barrier,
+memory ordering or a real scheduler's forward progress.
+"""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+from snippets.parallel_prefix_scan.lookback import run_lookback
+from snippets.tables import markdown_table
+from snippets.work_mapping.scan_carries import COUNTS, block_totals, split_blocks
+
+BLOCK = 2  # three blocks of two counts: enough for a look-back to walk
+
+#: kernels/scan.py's tiles: BLOCK_SIZE (version 1) and SINGLE_PASS_BLOCK
+#: (version 2); the test reads them from the kernel's source.
+V1_BLOCK, V2_BLOCK = 1024, 4096
+WORKED_N = 1 << 28  # the benchmark's quick shape, float32
+
+
+# --8<-- [start:three-pass]
+def three_passes(counts: list[int], block: int) -> dict:
+    """cumsum_v1's three passes, as the values each one produces."""
+    blocks = split_blocks(counts, block)
+    totals = block_totals(blocks)  # pass 1: one total per block
+    scanned = list(accumulate(totals))  # pass 2: a shorter inclusive scan
+    carries = [0] + scanned[:-1]  # block b adds entry b - 1
+    local = [list(accumulate(b)) for b in blocks]  # pass 3: scan each block...
+    out = [c + x for c, run in zip(carries, local, strict=True) for x in run]
+    return {
+        "blocks": blocks,
+        "totals": totals,
+        "scanned": scanned,
+        "carries": carries,
+        "local": local,
+        "out": out,
+    }  # ...and add the carry
+    # --8<-- [end:three-pass]
+
+
+# --8<-- [start:look-back]
+NOT_READY, AGGREGATE, PREFIX = 0, 1, 2  # the kernel's flags
+
+
+def look_back(states: list[tuple[int, int]], block: int):
+    """scan_v2_kernel's loop: walk back from block - 1 over the published
+    (flag, value) words, adding each value, until one is a PREFIX. Returns
+    (exclusive prefix, steps), or (None, steps) if it meets a NOT_READY:
+    the kernel would spin there until that block publishes."""
+    exclusive, steps, look = 0, [], block - 1
+    while look >= 0:
+        flag, value = states[look]
+        if flag == NOT_READY:
+            steps.append(f"block {look}: not ready, wait")
+            return None, steps
+        exclusive += value
+        kind = "prefix" if flag == PREFIX else "aggregate"
+        steps.append(f"block {look}: {kind} {value}, sum {exclusive}")
+        look = -1 if flag == PREFIX else look - 1
+    return exclusive, steps
+    # --8<-- [end:look-back]
+
+
+def worked_look_back(counts: list[int] = COUNTS, block: int = BLOCK) -> dict:
+    """The moment the page shows: block 0 has its prefix, block 1 only its
+    aggregate (its own look-back is still running), block 2 looks back."""
+    totals = block_totals(split_blocks(counts, block))
+    states = [(PREFIX, totals[0])] + [(AGGREGATE, t) for t in totals[1:]]
+    last = len(totals) - 1
+    exclusive, steps = look_back(states, last)
+    return {
+        "totals": totals,
+        "block": last,
+        "exclusive": exclusive,
+        "prefix": exclusive + totals[last],
+        "steps": steps,
+    }
+
+
+def look_back_text() -> str:
+    w = worked_look_back()
+    return (
+        f"Block {w['block']} reads "
+        + "; then ".join(w["steps"])
+        + f". Its exclusive prefix is {w['exclusive']}, so it publishes the "
+        f"prefix {w['prefix']} and adds {w['exclusive']} to its own scan."
+    )
+
+
+# --8<-- [start:schedules]
+def schedule(counts: list[int], block: int, slots: int, tickets: bool):
+    """Start the blocks last-first with `slots` resident at once: with
+    tickets the scan position follows the start order; without, it is the
+    launch index and the resident blocks may wait on blocks that cannot
+    start."""
+    totals = block_totals(split_blocks(counts, block))
+    order = list(range(len(totals)))[::-1]
+    return run_lookback(totals, slots, order, tickets)
+    # --8<-- [end:schedules]
+
+
+def schedule_text(tickets: bool, slots: int = 2) -> str:
+    run = schedule(COUNTS, BLOCK, slots, tickets)
+    rounds = ", ".join(f"`{r}`" for r in run.rounds)
+    if run.finished:
+        return f"rounds {rounds}: finished, prefixes `{run.prefixes}`"
+    return f"rounds {rounds}: no resident block can progress, a deadlock"
+
+
+# --8<-- [start:bytes]
+def bytes_three_pass(n: int, itemsize: int, block: int) -> int:
+    """Read the input twice (passes 1 and 3), write the output once; the
+    float32 totals are written, read, written scanned and read again."""
+    blocks = -(-n // block)
+    return 3 * n * itemsize + 4 * 4 * blocks
+
+
+def bytes_single_pass(n: int, itemsize: int, block: int) -> int:
+    """Read once, write once; one 8-byte state word per block, zeroed,
+    published twice and read at least once by the next block's look-back."""
+    blocks = -(-n // block)
+    return 2 * n * itemsize + 4 * 8 * blocks
+    # --8<-- [end:bytes]
+
+
+def bytes_text(what: str, n: int = WORKED_N, itemsize: int = 4) -> str:
+    three = bytes_three_pass(n, itemsize, V1_BLOCK)
+    one = bytes_single_pass(n, itemsize, V2_BLOCK)
+    values = {
+        "n": f"{n:,} float32 values",
+        "three": f"{three / 2**30:.3f} GiB",
+        "one": f"{one / 2**30:.3f} GiB",
+        "ratio": f"{three / one:.3f}",
+    }
+    if what not in values:
+        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
+    return values[what]
+
+
+def passes_table(counts: list[int] = COUNTS, block: int = BLOCK) -> str:
+    """Markdown: each block through the three passes."""
+    p = three_passes(counts, block)
+    rows = [
+        (
+            b,
+            f"`{blk}`",
+            total,
+            scanned,
+            carry,
+            f"`{local}`",
+            f"`{[carry + x for x in local]}`",
+        )
+        for b, (blk, total, scanned, carry, local) in enumerate(
+            zip(
+                p["blocks"],
+                p["totals"],
+                p["scanned"],
+                p["carries"],
+                p["local"],
+                strict=True,
+            )
+        )
+    ]
+    header = [
+        "block",
+        "counts",
+        "pass 1: total",
+        "pass 2: scanned",
+        "carry",
+        "pass 3: local scan",
+        "output",
+    ]
+    return markdown_table(header, rows, "rlrrrll", escape=False)
+
+
+def value(what: str) -> str:
+    """One array of the worked example, as inline code."""
+    p = three_passes(COUNTS, BLOCK)
+    values = {
+        "counts": COUNTS,
+        "block": BLOCK,
+        "out": p["out"],
+        "totals": p["totals"],
+        "carries": p["carries"],
+        "exclusive": [o - c for o, c in zip(p["out"], COUNTS, strict=True)],
+    }
+    if what not in values:
+        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
+    v = values[what]
+    return str(v) if isinstance(v, int) else f"`{v}`"
+
+
+def carries_figure(counts: list[int] = COUNTS, block: int = BLOCK):
+    """Each block's counts, its local inclusive scan, and the same plus the
+    carry from the blocks before it."""
+    from matplotlib.patches import Rectangle
+
+    from snippets.diagrams import ACCENT, INK, MUTED, figure
+
+    p = three_passes(counts, block)
+    fig = figure(6.5, 2.8)
+    ax = fig.add_axes((0.2, 0.02, 0.78, 0.96))
+    ax.set_axis_off()
+    ax.set_xlim(0, len(counts))
+    ax.set_ylim(0, 4)
+    rows = [
+        ("counts", counts, MUTED),
+        ("local scan", [x for run in p["local"] for x in run], MUTED),
+        ("+ carry", p["out"], ACCENT),
+    ]
+    for r, (label, values, colour) in enumerate(rows):
+        y = 3 - 1.2 * r
+        ax.text(-0.2, y + 0.4, label, ha="right", va="center", color=INK)
+        for i, v in enumerate(values):
+            ax.add_patch(
+                Rectangle(
+                    (i + 0.05, y), 0.9, 0.8, facecolor=colour, alpha=0.5, edgecolor=INK
+                )
+            )
+            ax.text(i + 0.5, y + 0.4, str(v), ha="center", va="center", color=INK)
+    for b, carry in enumerate(p["carries"]):
+        ax.text(
+            b * block + block / 2,
+            3.85,
+            f"block {b}, carry {carry}",
+            ha="center",
+            va="center",
+            color=INK,
+        )
+    return fig
+
+
+if __name__ == "__main__":
+    p = three_passes(COUNTS, BLOCK)
+    print(f"counts {COUNTS}, blocks of {BLOCK}: {p['blocks']}")
+    print(f"pass 1 totals {p['totals']}; pass 2 scanned {p['scanned']}")
+    print(f"pass 3 carries {p['carries']}; output {p['out']}")
+    print(look_back_text())
+    print("launch index, reversed start:", schedule_text(False))
+    print("tickets, reversed start:", schedule_text(True))
+    print(
+        f"bytes for {bytes_text('n')}: three passes {bytes_text('three')}, "
+        f"one pass {bytes_text('one')} ({bytes_text('ratio')}x)"
+    )
+
+
+# --8<-- [start:exercise]
+def exercise(counts: list[int], block: int) -> dict:
+    """Totals, carries and output of the three passes for any block size."""
+    p = three_passes(counts, block)
+    return {"totals": p["totals"], "carries": p["carries"], "out": p["out"]}
+    # --8<-- [end:exercise]
+
+
+EXERCISE_BLOCK = 4
+
+
+def exercise_text(part: str = "answer", block: int = EXERCISE_BLOCK) -> str:
+    if part == "question":
+        return str(block)
+    a = exercise(COUNTS, block)
+    return (
+        f"Totals `{a['totals']}`, carries `{a['carries']}`, output "
+        f"`{a['out']}`: the same output as with blocks of {BLOCK}, because "
+        "the carries make the split invisible."
+    )
+
+
+def exercise_look_back(part: str = "answer", counts: list[int] = COUNTS) -> str:
+    """Exercise 2: blocks of one count; the first three have published
+    prefixes, the next two only aggregates; the last looks back."""
+    prefixes = list(accumulate(counts))
+    states = [(PREFIX, prefixes[b]) for b in range(3)]
+    states += [(AGGREGATE, counts[b]) for b in (3, 4)]
+    me = len(states)
+    if part == "question":
+        return (
+            f"blocks 0 to 2 have published prefixes and blocks 3 and 4 only "
+            f"aggregates. What does block {me} read, and what prefix does it "
+            "publish?"
+        )
+    exclusive, steps = look_back(states, me)
+    return (
+        "It reads " + "; then ".join(steps) + f". Exclusive prefix {exclusive}, "
+        f"published prefix {exclusive + counts[me]}, the last entry of the "
+        f"inclusive scan `{prefixes}`. It never reads blocks 0 and 1."
+    )
+
+
+def protocol_text() -> str:
+    """The single-pass build's protocol instructions, from the artifact."""
+    from snippets.hopper_tensor_cores.artifacts import fact, load, missing_note
+
+    if load("scan") is None:
+        return missing_note("scan")
+    main, tail = "single-pass-fp32", "single-pass-tail-fp32"
+    ticket = fact("scan", main, "ATOMG.E.ADD")
+    publish = fact("scan", main, "ATOMG.E.EXCH.64")
+    spin = fact("scan", main, "LDG.E.64.STRONG")
+    wide = fact("scan", main, "LDG.E.128")
+    narrow = int(fact("scan", tail, "LDG.E")) - int(fact("scan", tail, "LDG.E.64"))
+    return (
+        f"The single-pass build shows the protocol in instructions: "
+        f"`ATOMG.E.ADD` × {ticket} (the ticket), 64-bit `ATOMG.E.EXCH` × "
+        f"{publish} (publishing the aggregate, then the prefix), and "
+        f"`LDG.E.64.STRONG` × {spin}, the volatile load the look-back repeats. "
+        f"The main launch reads its block with {wide} unmasked 128-bit load "
+        f"instructions; the tail build needs {narrow} narrower masked ones."
+    )

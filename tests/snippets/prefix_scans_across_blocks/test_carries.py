@@ -1,0 +1,81 @@
+"""Both scans of the counts, the look-back walk, schedules, bytes, answers."""
+
+import re
+from itertools import accumulate
+from pathlib import Path
+
+import pytest
+
+from snippets.prefix_scans_across_blocks import carries
+from snippets.work_mapping.scan_carries import COUNTS
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 5, 6, 7])
+def test_three_passes_equal_the_plain_scan_for_any_block(block):
+    assert carries.three_passes(COUNTS, block)["out"] == list(accumulate(COUNTS))
+
+
+def test_worked_passes_by_hand():
+    p = carries.three_passes(COUNTS, 2)
+    assert p["totals"] == [3, 3, 4] and p["scanned"] == [3, 6, 10]
+    assert p["carries"] == [0, 3, 6]
+    assert carries.value("exclusive") == "`[0, 3, 3, 5, 6, 6]`"
+    assert (
+        "| 2 | `[0, 4]` | 4 | 10 | 6 | `[0, 4]` | `[6, 10]` |" in carries.passes_table()
+    )
+    with pytest.raises(ValueError):
+        carries.value("nope")
+
+
+def test_look_back_walks_aggregates_until_a_prefix_and_waits_on_not_ready():
+    w = carries.worked_look_back()
+    assert (w["exclusive"], w["prefix"]) == (6, 10)
+    assert len(w["steps"]) == 2
+    states = [(carries.PREFIX, 3), (carries.NOT_READY, 0)]
+    assert carries.look_back(states, 2)[0] is None
+    assert carries.look_back([], 0) == (0, [])
+    assert "publishes the prefix 10" in carries.look_back_text()
+
+
+def test_schedules_deadlock_without_tickets_and_finish_with_them():
+    assert not carries.schedule(COUNTS, 2, 2, tickets=False).finished
+    run = carries.schedule(COUNTS, 2, 2, tickets=True)
+    assert run.finished and run.prefixes == [3, 6, 10]
+    assert "deadlock" in carries.schedule_text(False)
+    assert "`[3, 6, 10]`" in carries.schedule_text(True)
+
+
+def test_bytes_and_the_kernel_tiles():
+    n = 10_000
+    assert carries.bytes_three_pass(n, 4, 1000) == 3 * n * 4 + 16 * 10
+    assert carries.bytes_single_pass(n, 4, 4096) == 2 * n * 4 + 32 * 3
+    assert carries.bytes_text("ratio") == "1.500"
+    with pytest.raises(ValueError):
+        carries.bytes_text("nope")
+    source = (ROOT / "kernels" / "scan.py").read_text()
+    assert re.search(rf"^BLOCK_SIZE = {carries.V1_BLOCK}$", source, re.M)
+    assert re.search(rf"^SINGLE_PASS_BLOCK = {carries.V2_BLOCK}$", source, re.M)
+
+
+def test_exercises_by_hand():
+    a = carries.exercise(COUNTS, 4)
+    assert a == {"totals": [6, 4], "carries": [0, 6], "out": [3, 3, 5, 6, 6, 10]}
+    assert carries.exercise_text("question") == "4"
+    text = carries.exercise_look_back()
+    assert "Exclusive prefix 6, published prefix 10" in text
+    assert "block 2: prefix 5" in text and "block 1" not in text.split("never")[0]
+    assert "block 5" in carries.exercise_look_back("question")
+
+
+def test_protocol_text_reads_the_artifact():
+    text = carries.protocol_text()
+    assert "`ATOMG.E.ADD` × 1" in text and "`ATOMG.E.EXCH` × 2" in text
+
+
+def test_figure_draws_three_rows_of_cells():
+    fig = carries.carries_figure()
+    assert len(fig.axes[0].patches) == 3 * len(COUNTS)
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    assert "block 2, carry 6" in labels and "10" in labels
