@@ -1,33 +1,79 @@
 """Command line of the evaluator: ``python -m scripts.qualify PATH``.
 
-Exit codes: 0 qualified, 1 rejected, 2 harness error (see
-``scripts/qualify/evaluator.py``).
+Exit codes: 0 qualified, 1 rejected, 2 harness error (including bad
+arguments: each is refused in one line before anything runs), 3 inconclusive
+here (see ``scripts/qualify/evaluator.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from pathlib import Path
 
-from scripts.qualify.evaluator import qualify, write_verdict
+from scripts.qualify.evaluator import (
+    DEFAULT_DEADLINE_S,
+    DEFAULT_MEMORY_BYTES,
+    DEFAULT_TIMEOUT_S,
+    EXIT_HARNESS,
+    HarnessError,
+    check_limits,
+    qualify,
+    write_verdict,
+)
+from scripts.results import ROOT
+
+#: Where --json may write inside the repository (anywhere outside it is fine).
+JSON_PLACES_IN_REPO = ("results/qualify",)
+
+
+class ArgumentError(Exception):
+    """A bad argument: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, as for every bad argument
+        raise ArgumentError(message)
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m scripts.qualify",
         description="Qualify a residual_add_relu(x, residual) candidate.",
     )
     parser.add_argument("path", help="the candidate Python file")
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    parser.add_argument("--json", metavar="OUT", help="write the verdict here")
+    parser.add_argument(
+        "--json",
+        metavar="OUT",
+        help="write the verdict here: a .json file outside the repository, "
+        "or under results/qualify/",
+    )
     parser.add_argument(
         "--all", action="store_true", help="run every case and list every failure"
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=_number("--timeout"),
         default=None,
-        help="seconds per case (default 30 on cpu)",
+        help=f"seconds per case (default {DEFAULT_TIMEOUT_S['cpu']:g} on cpu, "
+        f"{DEFAULT_TIMEOUT_S['cuda']:g} on cuda)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=_number("--deadline"),
+        default=None,
+        help=f"seconds for the whole run (default {DEFAULT_DEADLINE_S['cpu']:g} "
+        f"on cpu, {DEFAULT_DEADLINE_S['cuda']:g} on cuda)",
+    )
+    parser.add_argument(
+        "--memory",
+        metavar="GIB",
+        default=None,
+        help="address-space cap of the candidate's process in GiB, at least 1, "
+        f"or 'none' (default {DEFAULT_MEMORY_BYTES['cpu'] >> 30} on cpu, none "
+        "on cuda)",
     )
     parser.add_argument(
         "--quiet-source",
@@ -37,18 +83,82 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+def _number(flag):
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+        return value
+
+    convert.__name__ = flag  # argparse names the type in its message
+    return convert
+
+
+def memory_bytes(text: str | None) -> int | None | str:
+    if text is None:
+        return "default"
+    if text.lower() == "none":
+        return None
+    try:
+        gib = float(text)
+    except ValueError:
+        raise ArgumentError(f"--memory: {text!r} is not a number of GiB") from None
+    if not math.isfinite(gib) or gib < 1 or gib > 1 << 20:
+        raise ArgumentError(f"--memory must be at least 1 GiB, got {text}")
+    return int(gib * (1 << 30))
+
+
+def json_path(text: str | None) -> Path | None:
+    """Where --json may write: a .json file (new, or a plain file) whose
+    folder exists; inside the repository only under results/qualify/."""
+    if text is None:
+        return None
+    path = Path(text).absolute()
+    if path.suffix != ".json":
+        raise ArgumentError(f"--json must name a .json file, got {text}")
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ArgumentError(f"--json {text} exists and is not a plain file")
+    if not path.parent.is_dir():
+        raise ArgumentError(f"--json {text}: no such folder {path.parent}")
+    real = path.parent.resolve() / path.name
+    if real.is_relative_to(ROOT):
+        inside = real.relative_to(ROOT).as_posix()
+        if not any(inside.startswith(place + "/") for place in JSON_PLACES_IN_REPO):
+            raise ArgumentError(
+                f"--json {text} is inside the repository; write it outside, "
+                "or under " + " or ".join(JSON_PLACES_IN_REPO)
+            )
+    return path
+
+
 def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        memory = memory_bytes(args.memory)
+        out = json_path(args.json)
+        check_limits(args.device, args.timeout, args.deadline, memory)
+    except (ArgumentError, HarnessError) as exc:
+        print(f"python -m scripts.qualify: error: {exc}", file=sys.stderr)
+        return EXIT_HARNESS
     verdict = qualify(
         args.path,
         args.device,
         collect_all=args.all,
         timeout_s=args.timeout,
+        deadline_s=args.deadline,
+        memory_bytes=memory,
         out=sys.stdout,
         show_source=not args.quiet_source,
     )
-    if args.json:
-        write_verdict(verdict, args.json)
+    if out is not None:
+        try:
+            write_verdict(verdict, out)
+        except OSError as exc:
+            print(f"python -m scripts.qualify: error: --json: {exc}", file=sys.stderr)
+            return EXIT_HARNESS
     return verdict["exit_code"]
 
 

@@ -229,6 +229,64 @@ def build_repeat(device):
     return [first, Call("values", reuse="same", note="same inputs again")]
 
 
+def build_refill_some(device):
+    """New values in a few places only: a cache keyed on sampled elements
+    (first, last, a stride) returns the old answer."""
+    shape, dtype = (4099,), torch.float32
+    first = pair(shape, dtype, "refill-some", True, "first values")
+    new_x = first.x["base"].clone()
+    new_r = first.residual["base"].clone()
+    changed = torch.arange(1, 4099, 97)  # never the first or the last element
+    new_x[changed] = -new_x[changed] - 1.0
+    second = Call(
+        "values",
+        reuse="refill",
+        refill=(new_x, new_r),
+        note=f"{changed.numel()} of 4099 elements changed",
+    )
+    return [first, second]
+
+
+def build_five_d(device):
+    shape, dtype = (2, 3, 2, 5, 7), torch.float32
+    x = random_values(shape, dtype, _seed("5d", "x"))
+    r = random_values(shape, dtype, _seed("5d", "r"))
+    # x permuted in memory: a kernel that handles only up to 4-d strides fails
+    return [
+        values_call(
+            adv.strided(
+                x.permute(4, 3, 2, 1, 0).contiguous(), shape, (1, 2, 6, 12, 60)
+            ),
+            adv.contiguous(r),
+            "x stored last-dimension-first",
+        )
+    ]
+
+
+def build_broadcast_inner(device):
+    """Stride 0 in a non-leading dimension: residual (8, 1, 33) expanded to
+    (8, 5, 33), its middle dimension repeated."""
+    dtype = torch.float32
+    x = random_values((8, 5, 33), dtype, _seed("bi", "x"))
+    r = random_values((8, 33), dtype, _seed("bi", "r"))
+    return [values_call(adv.contiguous(x), adv.strided(r, (8, 5, 33), (33, 0, 1)))]
+
+
+def build_tiny_values(device):
+    """Magnitudes from 1e-30 to 1e-3 (normal float32 numbers): results that
+    are flushed to zero below a threshold, or inputs fingerprinted by size."""
+    shape, dtype = (2051,), torch.float32
+    exponents = torch.linspace(-30, -3, shape[0], dtype=torch.float64)
+    scale = (10.0**exponents).to(dtype)
+    x = random_values(shape, dtype, _seed("tiny", "x")) * scale
+    r = random_values(shape, dtype, _seed("tiny", "r")) * scale * 0.5
+    return [values_call(adv.contiguous(x), adv.contiguous(r), "1e-30 to 1e-3")]
+
+
+#: Between 2**20 and 2**23 elements, interpreted on the CPU (about 0.4 s).
+MID_NUMEL = 2**20 + 3
+
+
 WARM_CALLS = 10
 
 
@@ -497,6 +555,49 @@ def cases() -> list[Case]:
             special(bf16),
         ),
         Case(
+            "five-d",
+            "layouts",
+            "kernel",
+            "(2, 3, 2, 5, 7) float32, x stored last-dimension-first",
+            "kernels that handle at most 4 dimensions' strides",
+            build_five_d,
+        ),
+        Case(
+            "broadcast-inner",
+            "layouts",
+            "kernel",
+            "(8, 5, 33) float32, residual (8, 1, 33) expanded: stride 0 in the "
+            "middle dimension",
+            "a broadcast handled only in the leading dimension",
+            build_broadcast_inner,
+        ),
+        Case(
+            "tiny-values",
+            "special values",
+            "kernel",
+            "(2051,) float32, magnitudes from 1e-30 to 1e-3",
+            "small results flushed to zero; inputs recognised by their size",
+            build_tiny_values,
+        ),
+        Case(
+            "mid-size",
+            "sizes",
+            "kernel",
+            f"({MID_NUMEL:_},) float32, mixed signs (between 2**20 and 2**23)",
+            "paths taken only above a size threshold",
+            sized((MID_NUMEL,), lambda d: torch.float32, positive=False),
+            MID_NUMEL,
+            plan((MID_NUMEL,), lambda d: torch.float32),
+        ),
+        Case(
+            "refill-some",
+            "calls",
+            "kernel",
+            "(4099,) float32 called, 41 elements changed in place, called again",
+            "results cached on a sample of elements",
+            build_refill_some,
+        ),
+        Case(
             "refill-same-buffers",
             "calls",
             "kernel",
@@ -547,6 +648,7 @@ def cases() -> list[Case]:
                 [
                     (_t((4,)), _obj(2.0), "TypeError", ("residual",), "residual=2.0"),
                     (_obj([1.0, 2.0]), _t((2,)), "TypeError", ("x",), "x=[1.0, 2.0]"),
+                    (_t((4,)), _obj(3), "TypeError", ("residual",), "residual=3"),
                 ]
             ),
         ),
@@ -554,7 +656,8 @@ def cases() -> list[Case]:
             "shape-mismatch",
             "unsupported",
             "unsupported",
-            "(4, 6) with (6,), and (4, 6) with (6, 4)",
+            "(4, 6) with (6,), (4, 6) with (6, 4), (2, 3, 4) with (3, 2, 4), "
+            "(4,) with a one-element (1,)",
             "ValueError: no broadcasting, no reading past the shorter input",
             error_build(
                 [
@@ -566,6 +669,14 @@ def cases() -> list[Case]:
                         BOTH,
                         "(4, 6) + (6, 4)",
                     ),
+                    (
+                        _t((2, 3, 4)),
+                        _t((3, 2, 4), seed=1),
+                        "ValueError",
+                        BOTH,
+                        "(2, 3, 4) + (3, 2, 4)",
+                    ),
+                    (_t((4,)), _t((1,), seed=1), "ValueError", BOTH, "(4,) + (1,)"),
                 ]
             ),
         ),
@@ -598,7 +709,7 @@ def cases() -> list[Case]:
             "unsupported-dtype",
             "unsupported",
             "unsupported",
-            "float64, int32 and bool pairs",
+            "float64, int32, int64, uint8, bool, complex64 and float8_e4m3fn pairs",
             "TypeError: only float32, float16, bfloat16",
             error_build(
                 [
@@ -623,6 +734,15 @@ def cases() -> list[Case]:
                         BOTH,
                         "bool",
                     ),
+                    *[
+                        (_t((8,), dtype), _t((8,), dtype), "TypeError", BOTH, name)
+                        for name, dtype in (
+                            ("int64", torch.int64),
+                            ("uint8", torch.uint8),
+                            ("complex64", torch.complex64),
+                            ("float8_e4m3fn", torch.float8_e4m3fn),
+                        )
+                    ],
                 ]
             ),
         ),

@@ -1,23 +1,28 @@
-"""The child process of the evaluator (``scripts/qualify/evaluator.py``):
-import a candidate, call it on every case, and record what it did. It
-judges nothing.
+"""The child side of the evaluator (``scripts/qualify/evaluator.py``): a fork
+server that imports torch and Triton once, inside the sandbox of
+``scripts/qualify/sandbox.py``, and forks one process per candidate to call
+it on every case. It judges nothing.
 
-The parent builds every input and compares every output; this process only
-runs the untrusted code, so a candidate that patches ``torch`` here (or
-crashes, or hangs) cannot change the verdict's arithmetic. What it records:
+What a candidate's process writes (formats in ``scripts/qualify/records.py``):
 
-* each call's output (a CPU copy taken at once) or the exception it raised;
-* the input storages after the call, for the parent's bit-by-bit check;
-* which Triton kernels each call launched, with their grids. Under the
-  interpreter a grid beyond CUDA's limits (x up to 2**31 - 1, y and z up to
-  65535) fails the launch here as it would on a GPU, and "launch plan" calls
-  record their launches without running the programs (shapes too large for
-  the interpreter);
-* whether an output shares memory with an input or with an earlier output.
+* ``case-N.qt``: the bytes of each call's output (a CPU copy taken at once)
+  and of both input storages after the call;
+* ``case-N.json``: claims the bytes cannot show: the exception a call
+  raised, the Triton kernels it launched (grid, whether the output's storage
+  was an argument, whether the kernel compiles for sm_90a), input tensors
+  whose version counter moved (an in-place write, even one undone later),
+  memory shared with an input or an earlier output;
+* ``final.qt``: every output and input storage again, after the last case,
+  so the parent can see what changed after a call returned.
 
-The measurements taken in this process (launch counts, aliasing) could be
-forged by a candidate that patches this module; the comparison of values
-could not, because it happens in the parent.
+Under the interpreter a grid beyond CUDA's limits (x up to 2**31 - 1, y and
+z up to 65535) fails the launch here as it would on a GPU, and "launch plan"
+calls record their launches without running the programs.
+
+Everything here runs next to the candidate's code, so a candidate can forge
+it; the parent judges values, mutations and later changes from the bytes,
+reads every file strictly, and lists the constructs that forging needs
+(``scripts/qualify/review.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import importlib.util
 import inspect
 import json
 import os
-import signal
+import re
 import sys
 import time
 import traceback
@@ -36,11 +41,25 @@ import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
 from kernels.launches import grid_violation
+from scripts.qualify import records, sandbox
 
 CANDIDATE_FUNCTION = "residual_add_relu"
 DIRT_BYTE = 0xC2  # 0xC2C2C2C2 is -97.38 in float32: no relu output is negative
 DTYPES = {str(d): d for d in (torch.float32, torch.float16, torch.bfloat16)}
 DTYPES.update({str(d): d for d in (torch.float64, torch.int32, torch.bool)})
+DTYPES.update({str(d): d for d in (torch.int64, torch.uint8, torch.complex64)})
+DTYPES.update({str(d): d for d in (torch.float8_e4m3fn,)})
+TRITON_TYPES = {
+    torch.float32: "fp32",
+    torch.float16: "fp16",
+    torch.bfloat16: "bf16",
+    torch.float64: "fp64",
+    torch.int32: "i32",
+    torch.int64: "i64",
+    torch.uint8: "u8",
+    torch.int8: "i8",
+    torch.bool: "i1",
+}
 
 
 class GridLimitExceeded(RuntimeError):
@@ -55,29 +74,100 @@ class _SkipPrograms(BaseException):  # noqa: N818  (a signal, not an error)
 class LaunchLog:
     """Every Triton launch made during the current call."""
 
-    def __init__(self, candidate_file: str):
+    def __init__(self, candidate_file: str, compile_for_gpu: bool = False):
         self.candidate_file = os.path.realpath(candidate_file)
         self.records: list[dict] = []
+        self.spans: list[list] = []  # storage ranges of each launch's tensors
         self.plan_only = False
+        self.compile_for_gpu = compile_for_gpu
+        self.compiled: dict[str, str | None] = {}  # kernel -> error or None
 
     def begin_call(self, plan_only: bool) -> None:
         self.records = []
+        self.spans = []
         self.plan_only = plan_only
 
-    def start(self, kernel) -> dict:
+    def start(self, kernel, args=(), kwargs=None) -> dict:
         fn = getattr(kernel, "fn", None)
         code = getattr(fn, "__code__", None)
         file = os.path.realpath(code.co_filename) if code else "?"
         record = {
-            "kernel": getattr(fn, "__name__", type(kernel).__name__),
-            "file": file,
+            "kernel": str(getattr(fn, "__name__", type(kernel).__name__)),
             "own": file == self.candidate_file,
             "grid": None,
             "violation": None,
             "programs_run": True,
+            "writes_output": False,
+            "compiled": False,
+            "compile_error": None,
         }
+        values = list(args) + list((kwargs or {}).values())
+        self.spans.append(
+            [storage_range(v) for v in values if isinstance(v, torch.Tensor)]
+        )
         self.records.append(record)
+        if record["own"] and self.compile_for_gpu and fn is not None:
+            record["compile_error"] = self.compile_once(fn, args, kwargs or {})
+            record["compiled"] = record["compile_error"] is None
         return record
+
+    def compile_once(self, fn, args, kwargs) -> str | None:
+        key = f"{fn.__module__}.{fn.__qualname__}"
+        if key not in self.compiled:
+            try:
+                compile_for_sm90a(fn, args, kwargs)
+                self.compiled[key] = None
+            except Exception as exc:  # the candidate's kernel, not ours
+                first = str(exc).strip().splitlines() or [""]
+                text = re.sub(r" at 0x[0-9a-f]+", "", first[-1])[:300]
+                self.compiled[key] = f"{type(exc).__name__}: {text}"
+        return self.compiled[key]
+
+    def mark_output(self, out) -> None:
+        span = storage_range(out) if isinstance(out, torch.Tensor) else None
+        for record, spans in zip(self.records, self.spans, strict=True):
+            record["writes_output"] = any(overlaps(span, s) for s in spans)
+
+
+def compile_for_sm90a(fn, args, kwargs) -> None:
+    """Compile a kernel's Python function for sm_90a ahead of time, with the
+    argument types of this launch (as scripts/artifacts compiles the
+    project's kernels). Raises what the compiler raises."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.runtime.jit import JITFunction
+
+    jit = JITFunction(fn)
+    signature, constexprs = {}, {}
+    options = {k: kwargs[k] for k in ("num_warps", "num_stages") if k in kwargs}
+    for index, param in enumerate(jit.params):
+        name = param.name
+        if index < len(args):
+            value = args[index]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif param.default is not inspect.Parameter.empty:
+            value = param.default
+        else:
+            raise TypeError(f"no value for argument {name}")
+        if param.is_constexpr:
+            signature[name] = "constexpr"
+            constexprs[name] = value
+        elif isinstance(value, torch.Tensor):
+            signature[name] = "*" + TRITON_TYPES.get(value.dtype, "fp32")
+        elif isinstance(value, bool):
+            signature[name] = "i1"
+        elif isinstance(value, int):
+            signature[name] = "i32" if -(2**31) <= value < 2**31 else "i64"
+        elif isinstance(value, float):
+            signature[name] = "fp32"
+        else:
+            signature[name] = "constexpr"
+            constexprs[name] = value
+    source = ASTSource(jit, signature, constexprs)
+    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=options)
+    if ".target sm_90a" not in compiled.asm["ptx"]:
+        raise RuntimeError("the PTX is not for sm_90a")
 
 
 def _padded(grid) -> tuple[int, int, int]:
@@ -122,7 +212,7 @@ def install_launch_hooks(log: LaunchLog) -> None:
         ):
             if warmup:
                 return _original(self, *args, grid=grid, warmup=warmup, **kwargs)
-            record = log.start(self)
+            record = log.start(self, args, kwargs)
             if not _interp:  # on a GPU: check the grid before launching
                 record["grid"] = _grid_from_launch(self, grid, args, kwargs)
                 if record["grid"] and (problem := grid_violation(record["grid"])):
@@ -165,9 +255,15 @@ def describe_exception(exc: BaseException) -> dict:
     return {
         "type": type(exc).__name__,
         "mro": [cls.__name__ for cls in type(exc).__mro__],
-        "message": str(exc),
-        "traceback": "".join(traceback.format_exception(exc)[-6:]),
+        "message": _text(exc),
     }
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:2000]
+    except Exception:  # a candidate's exception whose __str__ raises
+        return "<message could not be read>"
 
 
 def storage_range(tensor: torch.Tensor) -> tuple[int, int] | None:
@@ -202,6 +298,7 @@ class CaseRunner:
         self.device = device
         self.log = log
         self.alive: list[tuple[str, torch.Tensor]] = []  # earlier outputs
+        self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.qt
 
     def materialize(self, spec):
         """(tensor or object, device base or None) from the parent's spec."""
@@ -212,14 +309,17 @@ class CaseRunner:
             dtype = DTYPES[spec["dtype"]]
             return torch.empty(spec["size"], dtype=dtype, device=self.device), None
         device = spec.get("device") or self.device
-        base = spec["base"].to(device)
+        base = spec["base"].to(device, copy=True)
         view = base.as_strided(spec["size"], spec["stride"], spec["offset"])
         return view, base
 
-    def run_case(self, case: dict, inputs: list) -> dict:
-        calls = []
+    def run_case(self, index: int, case: dict, inputs: list) -> tuple[dict, dict]:
+        """(claims, tensors) of one case."""
+        calls, tensors_out = [], {}
         tensors = bases = saved = None
+        chain = -1
         for call, spec in zip(case["calls"], inputs, strict=True):
+            number = len(calls) + 1
             if call["reuse"] == "same":
                 # The same tensors holding the same values: undo anything the
                 # previous call wrote, so a repeat is judged on equal inputs.
@@ -235,44 +335,70 @@ class CaseRunner:
                 tensors = [m[0] for m in made]
                 bases = [m[1] for m in made]
                 saved = [b.clone() if b is not None else None for b in bases]
-            label = f"{case['name']} call {len(calls) + 1}"
-            calls.append(self.run_call(call, tensors, bases, label))
-        return {"name": case["name"], "calls": calls}
+                chain += 1
+            label = f"{case['name']} call {number}"
+            claim, copy, live = self.run_call(call, tensors, bases, label)
+            calls.append(claim)
+            if call["mode"] == "values":
+                if copy is not None:
+                    tensors_out[f"c{number}.out"] = copy
+                    self.kept[f"k{index}.c{number}.out"] = live
+                for name, base in zip(("x", "residual"), bases, strict=True):
+                    tensors_out[f"c{number}.{name}"] = base.to("cpu", copy=True)
+                    self.kept[f"k{index}.chain{chain}.{name}"] = base
+        return {"name": case["name"], "calls": calls}, tensors_out
 
-    def run_call(self, call: dict, tensors, bases, label: str) -> dict:
+    def run_call(self, call: dict, tensors, bases, label: str):
+        """(claims, a copy of the output, the output itself) of one call; the
+        outputs are None unless the call returned a plain tensor."""
         mode = call["mode"]
         if mode == "values":
             dirty_freed_memory(call["out_nbytes"], self.device)
         self.log.begin_call(plan_only=mode == "plan")
+        versions = [t._version if torch.is_tensor(t) else None for t in tensors]
         out = raised = None
         try:
             out = self.function(*tensors)
         except BaseException as exc:  # SystemExit included: it is a result
             raised = describe_exception(exc)
-        record = {"raised": raised, "launches": list(self.log.records)}
+        written = [
+            name
+            for name, t, v in zip(("x", "residual"), tensors, versions, strict=True)
+            if v is not None and t._version != v
+        ]
+        self.log.mark_output(out if raised is None else None)
+        claim = {
+            "raised": raised,
+            "launches": list(self.log.records),
+            "input_device": None,
+            "output": None,
+            "inputs_written": written,
+        }
         first = tensors[0]
-        record["input_device"] = str(first.device) if torch.is_tensor(first) else None
+        claim["input_device"] = str(first.device) if torch.is_tensor(first) else None
         self.log.begin_call(plan_only=False)
         if raised is None:
-            record["output"] = self.describe_output(out, tensors, label, mode)
-            if mode == "values" and record["output"]["plain"]:
-                record["values"] = out.detach().to("cpu", copy=True)
-        if mode == "values":
-            record["bases_after"] = [
-                base.to("cpu", copy=True) for base in bases if base is not None
-            ]
-        return record
+            claim["output"] = self.describe_output(out, tensors, label, mode)
+            if mode == "values" and claim["output"]["plain"]:
+                return claim, out.detach().to("cpu", copy=True), out
+        return claim, None, None
 
     def describe_output(self, out, tensors, label: str, mode: str) -> dict:
         plain = type(out) is torch.Tensor
-        info = {"plain": plain, "type": type(out).__name__}
+        info = {
+            "plain": plain,
+            "type": str(type(out).__name__),
+            "shape": None,
+            "dtype": None,
+            "device": None,
+            "aliases": None,
+        }
         if not isinstance(out, torch.Tensor):
             return info
         info.update(
             shape=list(out.shape),
             dtype=str(out.dtype),
             device=str(out.device),
-            contiguous=out.is_contiguous(),
             aliases=[],
         )
         span = storage_range(out)
@@ -288,6 +414,11 @@ class CaseRunner:
             self.alive.append((label, out))  # kept alive to the end of the run
         return info
 
+    def final_state(self) -> dict[str, torch.Tensor]:
+        """Every output (the live tensor, not the copy taken at the call)
+        and every input storage, as they are after the last case."""
+        return dict(self.kept)
+
 
 def _redirect_output(workdir: Path) -> None:
     """The candidate's prints go to files the parent can show on a crash."""
@@ -299,94 +430,150 @@ def _redirect_output(workdir: Path) -> None:
         os.close(fd)
 
 
-def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data))
-    os.replace(tmp, path)
-
-
-def child_main(candidate: str, workdir: str, device: str) -> None:
-    """Entry point of the child process, forked by serve()."""
+def child_main(candidate: str, workdir: str, device: str, memory: int | None) -> None:
+    """One candidate's process: import it, run every case, write the files."""
     work = Path(workdir)
     _redirect_output(work)
     # Triton reads TRITON_INTERPRET when @triton.jit runs: before the import.
     os.environ["TRITON_INTERPRET"] = "1" if device == "cpu" else "0"
+    os.environ["TRITON_CACHE_DIR"] = str(work / "triton-cache")
+    os.environ["TRITON_DISABLE_LINE_INFO"] = "1"
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
-    log = LaunchLog(candidate)
+    sandbox.limit_resources(memory)
+    log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
     install_launch_hooks(log)
-    progress = open(work / "progress.txt", "a", buffering=1)  # noqa: SIM115
+    progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115
     progress.write("import\n")
     try:
         module = load_candidate(candidate)
     except BaseException as exc:
-        _write_json(
-            work / "status.json", {"stage": "import", **describe_exception(exc)}
-        )
+        status = {"stage": "import", "cpu_s": None, **describe_exception(exc)}
+        del status["mro"]
+        records.write_claim(work / "status.json", status)
         return
     function = getattr(module, CANDIDATE_FUNCTION, None)
     if not callable(function):
-        _write_json(work / "status.json", {"stage": "function"})
+        records.write_claim(
+            work / "status.json",
+            {"stage": "function", "type": None, "message": None, "cpu_s": None},
+        )
         return
     runner = CaseRunner(function, device, log)
     for index, case in enumerate(plan["cases"]):
         progress.write(f"start {index}\n")
         began = time.perf_counter()
-        result = runner.run_case(case, inputs[case["name"]])
-        result["seconds"] = time.perf_counter() - began
-        path = work / f"result-{index}.pt"
-        torch.save(result, path.with_suffix(".tmp"))
-        os.replace(path.with_suffix(".tmp"), path)
+        claim, tensors = runner.run_case(index, case, inputs[case["name"]])
+        claim["seconds"] = time.perf_counter() - began
+        records.write_tensors(work / f"case-{index}.qt", tensors)
+        records.write_claim(work / f"case-{index}.json", claim)
         progress.write(f"end {index}\n")
-    _write_json(work / "status.json", {"stage": "done", "cpu_s": time.process_time()})
+    records.write_tensors(work / "final.qt", runner.final_state())
+    status = {"stage": "done", "type": None, "message": None}
+    records.write_claim(work / "status.json", {**status, "cpu_s": time.process_time()})
     sys.stdout.flush()
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this process when its parent dies (the server when the
-    evaluator dies, a child when the server dies), so a hung candidate
-    cannot outlive the evaluator."""
+def _run_job(request: dict) -> int:
+    code = 0
     try:
-        import ctypes
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        child_main(
+            request["candidate"],
+            request["workdir"],
+            request["device"],
+            request.get("memory"),
+        )
+    except BaseException:
+        traceback.print_exc()
+        code = 70
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return code
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+
+def _start_job(request: dict) -> None:
+    """In the forked process: isolate, then run the candidate."""
+    os.setsid()
+    sandbox.die_with_parent()
+    if request["sandbox"] == "bubblewrap":
+        if not sandbox.own_namespaces():
+            os._exit(71)
+        read_end, write_end = os.pipe()
+        init = os.fork()  # PID 1 of the new namespace: it only waits
+        if init == 0:
+            sandbox.die_with_parent()
+            os.close(read_end)
+            job = os.fork()  # the candidate: not PID 1, so signals reach it
+            if job == 0:
+                os.close(write_end)
+                sandbox.die_with_parent()
+                os._exit(_run_job(request))
+            _, status = os.waitpid(job, 0)
+            os.write(write_end, str(os.waitstatus_to_exitcode(status)).encode())
+            os._exit(0)  # and every process left in the namespace dies
+        os.close(write_end)
+        os.waitpid(init, 0)
+        reported = os.read(read_end, 32).decode() or "73"
+        code = int(reported) if reported.lstrip("-").isdigit() else 73
+        if code < 0:  # end the way the candidate ended, for the parent
+            os.kill(os.getpid(), -code)
+        os._exit(code)
+    sandbox.drop_to_nobody(Path(request["workdir"]))
+    sandbox.die_with_parent()  # a change of user clears it: set it again
+    os._exit(_run_job(request))
 
 
 def serve() -> None:
     """A fork server: torch and Triton are imported once, here; each request
-    (one JSON line on stdin) forks a fresh child for one candidate. Replies
-    on stdout: {"pid": ...} when the child starts, {"pid": ..., "exit": code}
-    when it ends (a negative code is the signal that killed it).
+    (one JSON line on stdin) forks a fresh process for one candidate.
+    Replies on stdout: {"pid": ...} when it starts, {"pid": ..., "exit":
+    code} when it ends (a negative code is the signal that killed it). A
+    line "kill" while a job runs kills it and everything it started.
 
     Forking this process is safe because it never runs a PyTorch operation:
     a process that has used OpenMP threads hangs its forked children.
     """
-    _die_with_parent()  # the evaluator is gone: so are the server and child
-    for line in sys.stdin:
+    import select
+    import signal
+
+    sandbox.die_with_parent()  # the evaluator is gone: so are the server and job
+    sandbox.not_dumpable()
+    while line := sys.stdin.readline():
+        if not line.startswith("{"):
+            continue  # a "kill" that came after its job had ended
         request = json.loads(line)
         pid = os.fork()
-        if pid == 0:  # the child
-            _die_with_parent()
-            code = 0
+        if pid == 0:
             try:
-                devnull = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(devnull, 0)
-                child_main(request["candidate"], request["workdir"], request["device"])
-            except BaseException:
-                traceback.print_exc()
-                code = 70
+                _start_job(request)
             finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+                os._exit(72)
         print(json.dumps({"pid": pid}), flush=True)
-        _, status = os.waitpid(pid, 0)
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            ready, _, _ = select.select([sys.stdin], [], [], 0.01)
+            if ready and sys.stdin.readline().strip() == "kill":
+                _kill_job(pid, request, signal.SIGKILL)
+        _kill_job(pid, request, signal.SIGKILL)  # anything it left behind
         print(
             json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}),
             flush=True,
         )
+
+
+def _kill_job(pid: int, request: dict, sig) -> None:
+    for target in (lambda: os.killpg(pid, sig), lambda: os.kill(pid, sig)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError):
+            pass
+    if request["sandbox"] != "bubblewrap":
+        sandbox.kill_user()
 
 
 if __name__ == "__main__":

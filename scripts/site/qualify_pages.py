@@ -80,9 +80,49 @@ def unsupported_case_count() -> int:
 
 def exit_codes_text() -> str:
     codes = contract()["exit_codes"]
+    names = {"inconclusive": "inconclusive here"}
     return ", ".join(
-        f"{codes[s]} {s.replace('-', ' ')}"
-        for s in ("qualified", "rejected", "harness-error")
+        f"{code} {names.get(status, status.replace('-', ' '))}"
+        for status, code in sorted(codes.items(), key=lambda item: item[1])
+    )
+
+
+def isolation_text(name: str = CONTRACT_FROM) -> str:
+    """How the committed verdict's candidate was isolated, as it states."""
+    isolation = committed(name)["isolation"]
+    details = "; ".join(cell(d) for d in isolation["details"])
+    return f"{isolation['method']} ({details})"
+
+
+def limits_text() -> str:
+    """The default per-case timeout, overall deadline and memory cap."""
+    d = contract()["defaults"]
+    memory = d["memory_bytes"]["cpu"]
+    return (
+        f"{d['case_timeout_s']['cpu']:g} s per case, {d['deadline_s']['cpu']:g} s "
+        f"for the whole run and {memory >> 30} GiB of address space on the CPU "
+        f"({d['case_timeout_s']['cuda']:g} s, {d['deadline_s']['cuda']:g} s and "
+        "no address-space cap on a GPU, where CUDA reserves far more than it uses)"
+    )
+
+
+def black_box_limits_list() -> str:
+    """What no black-box run can establish, as a Markdown list."""
+    return "\n".join(f"- {cell(item)}" for item in contract()["black_box_limits"])
+
+
+def review_constructs_text() -> str:
+    names = contract()["review_constructs"]
+    shown = [f"`{cell(n)}`" for n in names]
+    return ", ".join(shown[:-1]) + f" and {shown[-1]}"
+
+
+def divergence_text() -> str:
+    """The known interpreter divergences an inconclusive verdict can name."""
+    items = contract()["divergences"]
+    return "; ".join(
+        f"`{name}` (Triton {d['triton']}): {cell(d['detail'])}"
+        for name, d in items.items()
     )
 
 
@@ -250,6 +290,8 @@ def corpus_table() -> str:
     for e in _corpus()["candidates"]:
         first = e["first_failure"]
         got = f"`{first['check']}`, `{first['case']}`" if first else "qualified"
+        if e["status"] == "inconclusive":
+            got = f"inconclusive here ({got})"
         must = e["expected_status"]
         if e["expected_check"]:
             must += f" by `{e['expected_check']}`"

@@ -2,8 +2,8 @@
 generator might write it. Review it before running the evaluator.
 
 The verdict of ``python -m scripts.qualify --all`` on this file is committed
-in ``results/qualify/generated_candidate.cpu.json``; the page shows it after
-the question, and the answer behind a collapsible block.
+in ``results/qualify/generated_candidate.cpu.json``; the page shows it inside
+the folded answer, after the question.
 Expected check: values
 """
 

@@ -11,7 +11,7 @@ from snippets.kernel_correctness_contracts import adversarial
 
 
 def test_case_counts_are_those_the_issue_asks_for():
-    assert len(cases.kernel_cases()) == 27
+    assert len(cases.kernel_cases()) == 32
     assert len(cases.unsupported_cases()) == 5
     names = [case.name for case in cases.cases()]
     assert len(names) == len(set(names))
@@ -72,3 +72,27 @@ def test_only_cases_too_large_for_the_interpreter_are_launch_only():
         "bench-32768x4096",
         "bench-50021x4099",
     ]
+
+
+def test_cases_issue_13_asked_for():
+    """5-d, stride 0 in an inner dimension, a size between 2**20 and 2**23,
+    tiny magnitudes, a refill that changes only some elements, and the
+    unsupported inputs a kernel must refuse cleanly."""
+    by_name = {case.name: case for case in cases.cases()}
+    [five] = by_name["five-d"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
+    assert len(five.x["size"]) == 5 and five.x["stride"][-1] != 1  # not row-major
+    [inner] = by_name["broadcast-inner"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
+    assert inner.residual["stride"][1] == 0 and inner.residual["stride"][0] > 0
+    assert 2**20 < by_name["mid-size"].numel < 2**23
+    [tiny] = by_name["tiny-values"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
+    assert tiny.x["base"].abs().min() < 1e-25 and tiny.x["base"].abs().max() < 0.01
+    first, second = by_name["refill-some"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
+    differ = (second.refill[0] != first.x["base"]).sum()
+    assert 0 < differ < 100 and second.refill[0][0] == first.x["base"][0]
+    notes = {
+        call.note
+        for case in cases.unsupported_cases()
+        for call in case.calls("cpu", cases.INTERPRETER_MAX_NUMEL)
+    }
+    assert {"int64", "uint8", "complex64", "float8_e4m3fn"} <= notes
+    assert {"(2, 3, 4) + (3, 2, 4)", "(4,) + (1,)", "residual=3"} <= notes

@@ -21,7 +21,12 @@ def test_contract_lists_every_check_and_case_in_order():
     assert [c["number"] for c in data["cases"]] == list(
         range(1, len(data["cases"]) + 1)
     )
-    assert data["exit_codes"] == {"qualified": 0, "rejected": 1, "harness-error": 2}
+    assert data["exit_codes"] == {
+        "qualified": 0,
+        "rejected": 1,
+        "harness-error": 2,
+        "inconclusive": 3,
+    }
     results.validate("verdict", {**_harness_verdict(), "contract": data}, "test")
 
 

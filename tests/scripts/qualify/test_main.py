@@ -5,6 +5,8 @@
 import json
 import textwrap
 
+import pytest
+
 from scripts import results
 from scripts.qualify.__main__ import main
 from scripts.qualify.cases import kernel_cases
@@ -62,3 +64,45 @@ def test_the_command_line_runs_as_a_module():
     )
     assert done.returncode == 0
     assert "python -m scripts.qualify" in done.stdout and "--json" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "extra, says",
+    [
+        (["--timeout", "-1"], "--timeout: must be more than 0"),
+        (["--timeout", "nan"], "--timeout: must be more than 0"),
+        (["--timeout", "0"], "--timeout: must be more than 0"),
+        (["--timeout", "soon"], "is not a number"),
+        (["--timeout", "99999"], "at most 3600 s"),
+        (["--deadline", "inf"], "--deadline: must be more than 0"),
+        (["--memory", "0.5"], "--memory must be at least 1 GiB"),
+        (["--memory", "lots"], "is not a number of GiB"),
+        (["--json", "{tmp}"], "must name a .json file"),
+        (["--json", "{tmp}/folder.json"], "is not a plain file"),
+        (["--json", "{tmp}/no/such/v.json"], "no such folder"),
+        (["--json", "kernels/verdict.json"], "is inside the repository"),
+        (["--json", "results/bench/fake.json"], "is inside the repository"),
+        (["--device", "tpu"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors_before_anything_runs(
+    tmp_path, capsys, extra, says
+):
+    (tmp_path / "folder.json").mkdir()
+    path = write(tmp_path, "c.py", "raise SystemExit('must not run')\n")
+    argv = [str(path)] + [a.replace("{tmp}", str(tmp_path)) for a in extra]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing shown, nothing run
+    [line] = captured.err.splitlines()
+    assert line.startswith("python -m scripts.qualify: error: ") and says in line
+
+
+def test_json_may_go_under_results_qualify_or_outside_the_repository(tmp_path):
+    from scripts.qualify.__main__ import json_path, memory_bytes
+
+    assert json_path(str(tmp_path / "v.json")) == tmp_path / "v.json"
+    inside = ROOT / "results/qualify/x.cuda.json"
+    assert json_path(str(inside)) == inside
+    assert memory_bytes(None) == "default" and memory_bytes("none") is None
+    assert memory_bytes("2") == 2 << 30

@@ -3,8 +3,18 @@
 
 Every known-broken candidate must be rejected by the check its docstring
 names, every known-good one must qualify, and the kill matrix must show that
-each check catches some broken candidate no other check catches. The corpus
-runs under the Triton interpreter, one child process per candidate.
+each check catches some broken candidate no other check catches.
+
+Running the whole corpus live takes about two minutes of CPU, so it is not
+part of ``make test``: ``make qualify-refresh`` (``python -m
+scripts.qualify.refresh corpus``) runs every candidate and rewrites
+``results/qualify/corpus.cpu.json``. The default tests here check that file
+against the corpus as it is now (every file's sha256, the verdict its
+docstring expects, the kill matrix), and run the evaluator live on a small
+subset that covers the paths a run can take: the project's kernel
+(qualified, the time measure), a forged record file (rejected by
+records-well-formed) and the float64 candidate (inconclusive here); the
+hostile escape candidate runs live in test_sandbox.py.
 """
 
 import pytest
@@ -12,6 +22,7 @@ import pytest
 from scripts import results
 from scripts.qualify import evaluator, refresh
 from scripts.qualify.refresh import (
+    CANDIDATES,
     COMMITTED_VERDICTS,
     corpus_files,
     expectation,
@@ -19,6 +30,12 @@ from scripts.qualify.refresh import (
     qualify_for_corpus,
     result_path,
 )
+
+#: Run live by the default tests (the rest: ``make qualify-refresh``).
+LIVE = [
+    f"{CANDIDATES}/broken/forged_progress.py",
+    f"{CANDIDATES}/good/float64_accumulate.py",
+]  # and the hostile candidate, in test_sandbox.py
 
 
 def load(path):
@@ -33,67 +50,41 @@ def committed_corpus() -> dict:
     return {entry["path"]: entry for entry in data["candidates"]}
 
 
-def stable(verdict: dict) -> dict:
-    """What a page shows that must not change: the file, its verdict, the
-    first failure (not its numbers: a kernel that never writes its output
-    returns whatever memory held) and every check that failed. The live run
-    here runs every case, so a committed first-failure verdict is compared
-    on its first failure only."""
-    first = verdict["first_failure"]
-    return {
-        "candidate": verdict["candidate"],
-        "sha256": verdict["sha256"],
-        "status": verdict["status"],
-        "first": first and (first["case"], first["check"], first["call"]),
-    }
+STALE = "is stale: run python -m scripts.qualify.refresh corpus (make qualify-refresh)"
 
 
 # --------------------------------------------------------------------------
-# The corpus, both directions
+# The committed corpus run, checked against the corpus files (cheap)
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", corpus_files())
-def test_corpus_candidate_gets_its_expected_verdict(path):
-    expected = expectation(path)
-    verdict = qualify_for_corpus(path)
-    assert verdict["status"] == expected["status"], (
-        f"{path}: expected {expected['status']}, got {verdict['status']}: "
-        f"{verdict['first_failure']}"
-    )
-    if expected["check"]:
-        assert verdict["first_failure"]["check"] == expected["check"], (
-            f"{path} must be caught first by {expected['check']}, was caught "
-            f"by {verdict['first_failure']}"
-        )
-    committed = committed_corpus()[path]
-    entry = refresh.corpus_entry(path, verdict)
-    assert entry["first_failure"] == committed["first_failure"]
-    if len(committed["failed_checks"]) <= 1:  # the kill matrix relies on these
-        assert verdict["failed_checks"] == committed["failed_checks"]
-    if path == refresh.KERNEL_FILE:
-        assert verdict["elapsed_s"] < 60, "the measure: one candidate in 60 s"
-    for name, (example, _) in COMMITTED_VERDICTS.items():
-        if example == path:  # a verdict a page shows: still what it says?
-            shown = load(result_path(name))
-            assert shown, "missing verdict: python -m scripts.qualify.refresh verdicts"
-            assert stable(verdict) == stable(shown), (
-                f"{result_path(name)} is stale: run "
-                "python -m scripts.qualify.refresh verdicts"
-            )
-
-
-def test_corpus_is_large_enough_and_the_committed_file_is_current():
+def test_committed_corpus_is_the_corpus_as_it_is_now():
     entries = committed_corpus()
-    assert sorted(entries) == sorted(corpus_files()), (
-        "results/qualify/corpus.cpu.json lists other files than the corpus: "
-        "run python -m scripts.qualify.refresh corpus"
-    )
-    broken = [p for p in entries if expectation(p)["status"] == "rejected"]
-    good = [p for p in entries if expectation(p)["status"] == "qualified"]
-    assert len(broken) >= 12 and len(good) >= 3
+    assert sorted(entries) == sorted(corpus_files()), f"corpus.cpu.json {STALE}"
     for path, entry in entries.items():
-        assert entry["expected_status"] == entry["status"], path
+        current = results.sha256_file(results.ROOT / path)
+        assert entry["sha256"] == current, f"{path} changed: corpus.cpu.json {STALE}"
+        expected = expectation(path)
+        assert {k: entry[f"expected_{k}"] for k in expected} == expected, path
+
+
+def test_every_corpus_candidate_got_the_verdict_it_expects():
+    for path, entry in committed_corpus().items():
+        assert entry["status"] == entry["expected_status"], (
+            f"{path}: expected {entry['expected_status']}, got {entry['status']}"
+        )
+        if entry["expected_check"]:
+            assert entry["first_failure"]["check"] == entry["expected_check"], path
+        else:
+            assert (entry["status"] == "qualified") == (not entry["failed_checks"])
+
+
+def test_corpus_is_large_enough():
+    entries = committed_corpus()
+    statuses = [expectation(p)["status"] for p in entries]
+    assert statuses.count("rejected") >= 12 and statuses.count("qualified") >= 3
+    assert statuses.count("inconclusive") >= 1
+    assert any("/hostile/" in p for p in entries)
 
 
 def test_every_check_catches_a_candidate_no_other_check_catches():
@@ -111,6 +102,9 @@ def test_kill_matrix_reports_a_check_that_never_fires():
     matrix = kill_matrix([{"path": "a.py", "failed_checks": ["values"]}])
     assert matrix["values"]["only"] == ["a.py"]
     assert matrix["nan-mask"] == {"catches": [], "only": []}
+    inconclusive = {"path": "b.py", "failed_checks": ["values"]}
+    inconclusive["expected_status"] = "inconclusive"
+    assert kill_matrix([inconclusive])["values"]["catches"] == []
 
 
 def test_corpus_bound_is_the_one_the_corpus_ran_with():
@@ -119,32 +113,79 @@ def test_corpus_bound_is_the_one_the_corpus_ran_with():
     )
 
 
+def test_expectation_reads_the_docstring(tmp_path, monkeypatch):
+    monkeypatch.setattr(refresh, "ROOT", tmp_path)
+    (tmp_path / "a.py").write_text('"""Broken.\n\nExpected check: values\n"""\n')
+    (tmp_path / "b.py").write_text('"""Fine.\n\nExpected: inconclusive\n"""\n')
+    (tmp_path / "c.py").write_text('"""No line."""\n')
+    assert expectation("a.py") == {
+        "status": "rejected",
+        "check": "values",
+        "reason": "Broken.",
+    }
+    assert expectation("b.py")["status"] == "inconclusive"
+    with pytest.raises(ValueError, match="Expected check"):
+        expectation("c.py")
+
+
+# --------------------------------------------------------------------------
+# Live: a small subset, compared with the committed corpus run
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", LIVE)
+def test_live_run_matches_the_committed_corpus(path):
+    verdict = qualify_for_corpus(path)
+    committed = committed_corpus()[path]
+    entry = refresh.corpus_entry(path, verdict)
+    for key in ("sha256", "status", "first_failure", "failed_checks"):
+        assert entry[key] == committed[key], (path, key, entry[key])
+
+
+def test_kernel_qualifies_live_within_the_measure():
+    """The committed verdict the pages show, checked live, with the time a
+    good candidate may take (the issue's measure: 6 s; a loaded machine
+    gets slack)."""
+    verdict = evaluator.qualify(results.ROOT / refresh.KERNEL_FILE)
+    shown = load(result_path("residual_add_relu"))
+    assert verdict["status"] == shown["status"] == "qualified"
+    assert verdict["sha256"] == shown["sha256"], (
+        "kernels/residual_add_relu.py changed since its verdict was committed: "
+        "python -m scripts.qualify.refresh verdicts"
+    )
+    assert verdict["counts"] == shown["counts"]
+    assert verdict["elapsed_s"] < 30
+
+
 # --------------------------------------------------------------------------
 # Committed verdicts shown on pages
 # --------------------------------------------------------------------------
 
 
-def test_committed_kernel_verdict_matches_the_kernel_file():
-    committed = load(result_path("residual_add_relu"))
-    current = results.sha256_file(results.ROOT / refresh.KERNEL_FILE)
-    assert committed["sha256"] == current, (
-        "kernels/residual_add_relu.py changed since its verdict was committed: "
+@pytest.mark.parametrize("name", COMMITTED_VERDICTS)
+def test_committed_verdict_is_current_and_agrees_with_the_corpus(name):
+    """The pages read the checks, cases, exit codes and limits from the
+    verdicts: they must be what the evaluator checks today, for the file as
+    it is now, with the outcome the corpus run found."""
+    committed = load(result_path(name))
+    assert committed, "missing verdict: python -m scripts.qualify.refresh verdicts"
+    path, collect_all = COMMITTED_VERDICTS[name]
+    assert committed["candidate"] == path
+    assert committed["mode"] == ("all" if collect_all else "first-failure")
+    assert committed["sha256"] == results.sha256_file(results.ROOT / path), (
+        f"{path} changed since {result_path(name)} was written: "
         "python -m scripts.qualify.refresh verdicts"
     )
-    assert committed["status"] == "qualified"
-    kernel_cases = sum(c.kind == "kernel" for c in evaluator.cases())
-    assert committed["counts"]["kernel_cases"] == kernel_cases
-
-
-@pytest.mark.parametrize("name", COMMITTED_VERDICTS)
-def test_committed_verdict_carries_the_contract_the_code_gives(name):
-    """The pages read the checks, cases, exit codes and limits from the
-    verdicts: they must be what the evaluator checks today."""
-    committed = load(result_path(name))
     assert committed["contract"] == evaluator.contract(), (
         f"{result_path(name)} holds an older contract: run "
         "python -m scripts.qualify.refresh verdicts"
     )
-    path, collect_all = COMMITTED_VERDICTS[name]
-    assert committed["candidate"] == path
-    assert committed["mode"] == ("all" if collect_all else "first-failure")
+    corpus = committed_corpus()[path]
+    assert committed["status"] == corpus["status"]
+    first = committed["first_failure"]
+    assert (first and first["check"]) == (
+        corpus["first_failure"] and corpus["first_failure"]["check"]
+    )
+    if name == "residual_add_relu":
+        kernel_cases = sum(c.kind == "kernel" for c in evaluator.cases())
+        assert committed["counts"]["kernel_cases"] == kernel_cases

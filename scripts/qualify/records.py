@@ -1,0 +1,286 @@
+"""The only files the evaluator reads back from its sandboxed child, and the
+strict readers that check them (used by ``scripts/qualify/worker.py`` to
+write and ``scripts/qualify/evaluator.py`` to read).
+
+The child runs the candidate, so every byte it writes may be forged. The
+parent therefore reads nothing it would execute (no pickle) and checks every
+file before using it; a file that breaks a rule is a rejection that names
+the file and the rule (``RecordError``), never a traceback.
+
+* **Tensor bundles** (``*.qt``): the bytes of tensors, in a format defined
+  here. ``MAGIC`` (8 bytes), the header's length (8 bytes, little-endian),
+  a JSON header ``{"tensors": [{"name", "dtype", "shape", "offset",
+  "nbytes"}]}``, then the data, packed in header order. Every field is
+  checked: known dtype, non-negative shape, ``nbytes`` equal to the shape's
+  size, offsets packed from 0, and the file exactly as long as the header
+  says. Values, mutations and earlier results are judged from these bytes.
+* **Claims** (``*.json``): what the child says happened that bytes cannot
+  show (which kernels it launched, what an exception said). Parsed with a
+  size limit and checked key by key against ``CLAIM_SHAPES``; the verdict
+  calls them claims of the sandboxed child.
+* **Progress** (``progress``): lines ``import``, ``start N``, ``end N``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from pathlib import Path
+
+import torch
+
+MAGIC = b"QUALTEN1"
+MAX_HEADER_BYTES = 1 << 20
+MAX_CLAIM_BYTES = 4 << 20
+MAX_PROGRESS_BYTES = 1 << 16
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+PROGRESS_RE = re.compile(r"^(import|start \d{1,4}|end \d{1,4})$")
+DTYPES = {
+    str(d).removeprefix("torch."): d
+    for d in (
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.float64,
+        torch.int32,
+        torch.int64,
+        torch.uint8,
+        torch.bool,
+    )
+}
+
+
+class RecordError(Exception):
+    """A child file that breaks its format: tampering, or a crash mid-write."""
+
+    def __init__(self, path: Path | str, problem: str):
+        self.file = Path(path).name
+        self.problem = problem
+        super().__init__(f"{self.file}: {problem}")
+
+
+# --------------------------------------------------------------------------
+# Tensor bundles
+# --------------------------------------------------------------------------
+
+
+def write_tensors(path: Path, tensors: dict[str, torch.Tensor]) -> None:
+    """Write `tensors` (CPU copies are taken) as one bundle, atomically."""
+    entries, blobs, offset = [], [], 0
+    for name, tensor in tensors.items():
+        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+        data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        dtype = str(tensor.dtype).removeprefix("torch.")
+        entries.append(
+            {
+                "name": name,
+                "dtype": dtype,
+                "shape": list(tensor.shape),
+                "offset": offset,
+                "nbytes": len(data),
+            }
+        )
+        blobs.append(data)
+        offset += len(data)
+    header = json.dumps({"tensors": entries}).encode()
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as file:
+        file.write(MAGIC + len(header).to_bytes(8, "little") + header)
+        for blob in blobs:
+            file.write(blob)
+    os.replace(tmp, path)
+
+
+def _open_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file (no symlink, no FIFO, not over `limit`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise RecordError(path, f"cannot be opened as a plain file ({exc})") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError(path, "is not a plain file")
+        if info.st_size > limit:
+            raise RecordError(path, f"is {info.st_size} bytes, over the {limit} limit")
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            return file.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def read_tensors(path: Path, limit: int = 1 << 34) -> dict[str, torch.Tensor]:
+    """Read a bundle, checking every rule; RecordError names the broken one."""
+    data = _open_regular(path, limit)
+    if data[:8] != MAGIC:
+        raise RecordError(path, "does not start with the tensor-bundle magic")
+    if len(data) < 16:
+        raise RecordError(path, "ends inside its header")
+    size = int.from_bytes(data[8:16], "little")
+    if size > MAX_HEADER_BYTES or 16 + size > len(data):
+        raise RecordError(path, f"declares a header of {size} bytes")
+    try:
+        header = json.loads(data[16 : 16 + size].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        problem = f"header is not JSON ({exc.__class__.__name__})"
+        raise RecordError(path, problem) from None
+    if not isinstance(header, dict) or set(header) != {"tensors"}:
+        raise RecordError(path, "header must be {'tensors': [...]} and nothing else")
+    entries = header["tensors"]
+    if not isinstance(entries, list):
+        raise RecordError(path, "'tensors' is not a list")
+    body = memoryview(data)[16 + size :]
+    out: dict[str, torch.Tensor] = {}
+    expected_offset = 0
+    for entry in entries:
+        name, dtype, shape = _entry(path, entry, out)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if entry["nbytes"] != nbytes or entry["offset"] != expected_offset:
+            raise RecordError(path, f"tensor {name!r}: size or offset does not add up")
+        chunk = body[expected_offset : expected_offset + nbytes]
+        if len(chunk) != nbytes:
+            raise RecordError(path, f"tensor {name!r}: the file ends early")
+        raw = torch.frombuffer(bytearray(chunk), dtype=torch.uint8) if nbytes else None
+        flat = raw.view(dtype) if raw is not None else torch.empty(0, dtype=dtype)
+        out[name] = flat.reshape(shape)
+        expected_offset += nbytes
+    if expected_offset != len(body):
+        raise RecordError(path, f"{len(body) - expected_offset} bytes past the data")
+    return out
+
+
+def _entry(path, entry, seen) -> tuple[str, torch.dtype, list[int]]:
+    keys = {"name", "dtype", "shape", "offset", "nbytes"}
+    if not isinstance(entry, dict) or set(entry) != keys:
+        raise RecordError(path, f"a tensor entry must have exactly {sorted(keys)}")
+    name = entry["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name) or name in seen:
+        raise RecordError(path, f"bad or repeated tensor name {name!r:.40}")
+    dtype = DTYPES.get(entry["dtype"]) if isinstance(entry["dtype"], str) else None
+    if dtype is None:
+        raise RecordError(
+            path, f"tensor {name!r}: unknown dtype {entry['dtype']!r:.40}"
+        )
+    shape = entry["shape"]
+    if (
+        not isinstance(shape, list)
+        or len(shape) > 8
+        or not all(type(d) is int and 0 <= d < 1 << 40 for d in shape)
+    ):
+        raise RecordError(path, f"tensor {name!r}: bad shape")
+    for key in ("offset", "nbytes"):
+        if type(entry[key]) is not int or entry[key] < 0:
+            raise RecordError(path, f"tensor {name!r}: bad {key}")
+    return name, dtype, shape
+
+
+# --------------------------------------------------------------------------
+# Claims and progress
+# --------------------------------------------------------------------------
+
+# A claim file's shape: key -> type, or a nested shape. "?" marks optional.
+STR, INT, BOOL, NUM = str, int, bool, float
+EXCEPTION = {"type": STR, "mro": [STR], "message": STR}
+LAUNCH = {
+    "kernel": STR,
+    "own": BOOL,
+    "grid": ("?", [INT]),
+    "violation": ("?", STR),
+    "programs_run": BOOL,
+    "writes_output": BOOL,
+    "compiled": BOOL,
+    "compile_error": ("?", STR),
+}
+OUTPUT = {
+    "plain": BOOL,
+    "type": STR,
+    "shape": ("?", [INT]),
+    "dtype": ("?", STR),
+    "device": ("?", STR),
+    "aliases": ("?", [STR]),
+}
+CALL = {
+    "raised": ("?", EXCEPTION),
+    "launches": [LAUNCH],
+    "input_device": ("?", STR),
+    "output": ("?", OUTPUT),
+    "inputs_written": [STR],
+}
+CLAIM_SHAPES = {
+    "case": {"name": STR, "seconds": NUM, "calls": [CALL]},
+    "status": {
+        "stage": STR,
+        "type": ("?", STR),
+        "message": ("?", STR),
+        "cpu_s": ("?", NUM),
+    },
+}
+
+
+def _check(value, shape, where: str, path) -> None:
+    if isinstance(shape, tuple):  # optional
+        if value is not None:
+            _check(value, shape[1], where, path)
+        return
+    if isinstance(shape, list):
+        if not isinstance(value, list) or len(value) > 10_000:
+            raise RecordError(path, f"{where} is not a list")
+        for i, item in enumerate(value):
+            _check(item, shape[0], f"{where}[{i}]", path)
+        return
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            raise RecordError(path, f"{where} is not an object")
+        if set(value) != set(shape):
+            odd = sorted(set(value) ^ set(shape))[:3]
+            raise RecordError(path, f"{where} has other keys than expected: {odd}")
+        for key, sub in shape.items():
+            _check(value[key], sub, f"{where}.{key}", path)
+        return
+    ok = (
+        (shape is NUM and type(value) in (int, float) and math.isfinite(value))
+        or (shape is INT and type(value) is int)
+        or (shape is not NUM and shape is not INT and type(value) is shape)
+    )
+    if not ok:
+        raise RecordError(path, f"{where} is not a {shape.__name__}")
+
+
+def read_claim(path: Path, kind: str) -> dict:
+    """Read a claim file and check it against CLAIM_SHAPES[kind]."""
+    data = _open_regular(path, MAX_CLAIM_BYTES)
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RecordError(path, f"is not JSON ({exc.__class__.__name__})") from None
+    _check(value, CLAIM_SHAPES[kind], kind, path)
+    return value
+
+
+def write_claim(path: Path, value: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(value))
+    os.replace(tmp, path)
+
+
+def read_progress(path: Path) -> list[str]:
+    """The progress lines so far (a last line still being written is left
+    for later); any other line is a RecordError."""
+    try:
+        data = _open_regular(path, MAX_PROGRESS_BYTES)
+    except FileNotFoundError:
+        return []
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        raise RecordError(path, "holds bytes that are not ASCII") from None
+    lines = text.split("\n")[:-1]  # only complete lines
+    for line in lines:
+        if not PROGRESS_RE.match(line):
+            raise RecordError(path, f"holds an unexpected line {line[:40]!r}")
+    return lines

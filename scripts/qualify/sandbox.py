@@ -1,0 +1,239 @@
+"""Where the candidate runs: a bubblewrap sandbox, or a documented fallback
+(used by ``scripts/qualify/evaluator.py`` and ``scripts/qualify/worker.py``).
+
+**bubblewrap** (Debian package ``bubblewrap``; ``.ci/run`` installs it), when
+``bwrap`` exists and user namespaces work. The worker (a fork server that
+imports torch and Triton once) runs inside::
+
+    bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm
+          --bind JOBS /tmp/qualify --unshare-all --die-with-parent
+          --new-session --chdir REPO
+
+so the repository and everything else is read-only, ``/tmp`` and
+``/dev/shm`` are private, there is no network, and the only writable place
+the parent reads is ``JOBS`` (one directory per candidate, wiped after it).
+Each candidate is then forked into a further user and PID namespace of its
+own (``unshare(2)``): it is PID 1 there, cannot see the worker or the
+evaluator, and every process it starts dies when it ends.
+
+**Fallback**, where bwrap is missing or cannot start (a container without
+user namespaces). Weaker, and the verdict says so: the evaluator makes
+itself non-dumpable (no ptrace by the same user); the candidate's process
+starts a new session, and if the evaluator runs as root it switches to the
+unprivileged user ``nobody`` (it cannot write the repository, or signal the
+evaluator); at the end every process of that user and the session's group
+are killed.
+
+Both: the candidate gets limits on address space (``MEMORY_BYTES_DEFAULT``),
+core files (none) and processes. ``QUALIFY_SANDBOX=fallback`` forces the
+fallback (tests use it to cover both paths).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+BWRAP = "bwrap"
+INSIDE_JOBS = "/tmp/qualify"
+NOBODY = 65534
+MEMORY_BYTES_DEFAULT = 16 << 30  # address space; torch + Triton map ~1 GiB
+MAX_PROCESSES = 256  # threads count too (only enforced for a non-root user)
+JOB_PREFIX = "qualify-"
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 4, 1
+
+
+def bwrap_args(jobs: Path, device: str) -> list[str]:
+    """The bubblewrap command line up to the program (see the docstring)."""
+    dev = ["--dev-bind", "/dev", "/dev"] if device == "cuda" else ["--dev", "/dev"]
+    return [
+        BWRAP,
+        "--ro-bind",
+        "/",
+        "/",
+        *dev,
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        "/dev/shm",
+        "--bind",
+        str(jobs),
+        INSIDE_JOBS,
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--chdir",
+        os.getcwd(),
+    ]
+
+
+@functools.cache
+def bwrap_works() -> bool:
+    """True when bwrap exists and can start a sandbox here (probed once)."""
+    if os.environ.get("QUALIFY_SANDBOX") == "fallback" or not shutil.which(BWRAP):
+        return False
+    with tempfile.TemporaryDirectory() as probe:
+        try:
+            done = subprocess.run(
+                [*bwrap_args(Path(probe), "cpu"), "true"],
+                capture_output=True,
+                timeout=20,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return done.returncode == 0
+
+
+def isolation(device: str) -> dict:
+    """What the verdict states about the isolation in force."""
+    if bwrap_works():
+        return {
+            "method": "bubblewrap",
+            "details": [
+                "repository and system read-only",
+                "private /tmp and /dev/shm",
+                "no network",
+                "own user and PID namespace per candidate",
+                "dies with the evaluator",
+                "address-space and core-file limits",
+            ],
+        }
+    root = os.geteuid() == 0
+    return {
+        "method": "fallback",
+        "details": [
+            "no bubblewrap: the repository is protected only by file permissions",
+            "candidate runs as user nobody" if root else "candidate runs as this user",
+            "evaluator not dumpable (no ptrace)",
+            "new session; its process group and user killed at the end"
+            if root
+            else "new session; its process group killed at the end",
+            "address-space, core-file and process limits",
+        ],
+    }
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def not_dumpable() -> None:
+    """The evaluator cannot be ptraced or read through /proc by the child."""
+    try:
+        _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - Linux has it
+        pass
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent dies."""
+    try:
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover
+        pass
+
+
+def own_namespaces() -> bool:
+    """Move the next forked process into a new user and PID namespace (it
+    becomes PID 1 there; its descendants die with it). True on success."""
+    libc = _libc()
+    uid, gid = os.geteuid(), os.getegid()  # unmapped once unshared: read first
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+        return False
+    # Map root to the sandbox's root so the job directory stays writable.
+    try:
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+    except OSError:
+        return False
+    return True
+
+
+def limit_resources(memory_bytes: int | None, processes: int = MAX_PROCESSES):
+    """Limits for the candidate's process (inherited by what it starts)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+
+
+def drop_to_nobody(workdir: Path) -> bool:
+    """Fallback: run as `nobody` if this process is root. True if dropped."""
+    if os.geteuid() != 0:
+        return False
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+    os.chdir(workdir)
+    return True
+
+
+def kill_user(uid: int = NOBODY) -> None:
+    """Fallback: SIGKILL every process of `uid` (a helper that becomes that
+    user and signals -1), so a double-forked grandchild does not survive."""
+    if os.geteuid() != 0:
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+# --------------------------------------------------------------------------
+# The jobs directory (in /dev/shm when there is one), and its cleanup
+# --------------------------------------------------------------------------
+
+
+def temp_root() -> Path:
+    shm = Path("/dev/shm")
+    return (
+        shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+    )
+
+
+def make_jobs_dir() -> Path:
+    """A directory for this evaluator's jobs, named after its PID, after
+    removing those of evaluators that are gone (killed before cleaning up)."""
+    remove_stale(temp_root())
+    path = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=temp_root()))
+    path.chmod(0o711)  # nobody (fallback) may enter its own job directory
+    return path
+
+
+def remove_stale(root: Path) -> list[Path]:
+    removed = []
+    for path in root.glob(f"{JOB_PREFIX}*-*"):
+        pid = path.name.removeprefix(JOB_PREFIX).split("-")[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,46 @@
+"""The exercise on Kernel Correctness Contracts: how likely an unwritten
+output element passes by luck, for each choice of inputs.
+
+A launcher that rounds its grid down leaves the last elements unwritten. If
+the memory under them happens to hold zeros, an element passes whenever its
+reference ``relu(x + residual)`` is 0: half the time for mixed-sign random
+inputs, never for all-positive ones. Memory filled with a negative pattern
+before the call (no ReLU output is negative) makes the catch certain.
+"""
+
+import math
+
+
+def luck_pass_chance(unwritten: int, positive: bool, dirtied: bool = False) -> float:
+    """Probability that `unwritten` elements left holding zeros (or, when
+    `dirtied`, a negative pattern) all match their references."""
+    if unwritten < 0:
+        raise ValueError("unwritten must be >= 0")
+    if dirtied or positive:
+        return 0.0 if unwritten else 1.0
+    return 0.5**unwritten
+
+
+def unwritten_tail(numel: int, block_size: int) -> int:
+    """Elements a grid of floor(numel / block_size) programs never writes."""
+    return numel - (numel // block_size) * block_size
+
+
+def answer_text(numel: int = 257, block_size: int = 256) -> str:
+    tail = unwritten_tail(numel, block_size)
+    mixed = luck_pass_chance(tail, positive=False)
+    return (
+        f"{tail} unwritten element(s); it passes by luck with probability "
+        f"{mixed:g} on mixed-sign inputs, {luck_pass_chance(tail, True):g} on "
+        f"all-positive ones"
+    )
+
+
+def one_element_text() -> str:
+    programs = math.floor(1 / 256)
+    return f"{programs} programs for a 1-element input: nothing is written"
+
+
+if __name__ == "__main__":
+    print(answer_text())
+    print(one_element_text())

@@ -1,0 +1,64 @@
+"""Caches results keyed on the input pointers and three sampled elements.
+
+Why it must fail: a refill that rewrites every element changes a sample,
+so the cache misses; the refill-some case changes only elements between
+the samples and gets the stale answer.
+Expected check: values
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+def _validate(x, residual):
+    for name, value in (("x", x), ("residual", residual)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor")
+        if value.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+            raise TypeError(f"{name} has unsupported dtype {value.dtype}")
+    if x.dtype != residual.dtype:
+        raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
+    if x.shape != residual.shape:
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
+    if x.device != residual.device:
+        raise ValueError(f"residual is on {residual.device}, x on {x.device}")
+
+
+@triton.jit
+def _kernel(x_ptr, r_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    total = tl.load(x_ptr + offs, mask=mask).to(tl.float32) + tl.load(
+        r_ptr + offs, mask=mask
+    ).to(tl.float32)
+    out = tl.where(total < 0, 0.0, total)
+    tl.store(out_ptr + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _launch(x, residual):
+    xc, rc = x.contiguous(), residual.contiguous()
+    out = torch.empty_like(xc)
+    if out.numel():
+        _kernel[(triton.cdiv(out.numel(), 1024),)](xc, rc, out, out.numel(), BLOCK=1024)
+    return out
+
+
+_CACHE = {}
+
+
+def residual_add_relu(x, residual):
+    _validate(x, residual)
+    n = x.numel()
+    key = (x.data_ptr(), residual.data_ptr(), x.shape, x.dtype)
+    if n:
+        flat_x, flat_r = x.reshape(-1), residual.reshape(-1)
+        key += tuple(float(t[i]) for t in (flat_x, flat_r) for i in (0, n // 2, n - 1))
+    out = _launch(x, residual)
+    if key in _CACHE:
+        out.copy_(_CACHE[key])  # the stale answer, in the kernel's output
+    else:
+        _CACHE[key] = out.clone()
+    return out

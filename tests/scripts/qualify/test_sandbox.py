@@ -1,0 +1,135 @@
+"""Where the candidate runs (scripts/qualify/sandbox.py): the bubblewrap
+command line, the fallback forced with QUALIFY_SANDBOX=fallback, the limits
+and the cleanup of work directories an evaluator left behind. The hostile
+candidate's live run is here too: it tries to write into the repository,
+to leave a process behind and to reach the network."""
+
+import os
+import resource
+import textwrap
+
+import pytest
+
+from scripts import results
+from scripts.qualify import evaluator, refresh, sandbox
+
+ROOT = results.ROOT
+HOSTILE = f"{refresh.CANDIDATES}/hostile/escape_attempts.py"
+
+
+def test_bubblewrap_command_makes_everything_read_only_but_the_jobs(tmp_path):
+    args = sandbox.bwrap_args(tmp_path, "cpu")
+    joined = " ".join(args)
+    assert args[0] == "bwrap" and "--ro-bind / /" in joined
+    assert "--tmpfs /tmp" in joined and "--tmpfs /dev/shm" in joined
+    assert f"--bind {tmp_path} {sandbox.INSIDE_JOBS}" in joined
+    for flag in ("--unshare-all", "--die-with-parent", "--new-session"):
+        assert flag in args
+    assert "--dev-bind" not in args  # only a GPU run sees the real /dev
+    assert "--dev-bind" in sandbox.bwrap_args(tmp_path, "cuda")
+
+
+def test_forcing_the_fallback_is_stated_in_the_isolation(monkeypatch):
+    monkeypatch.setenv("QUALIFY_SANDBOX", "fallback")
+    sandbox.bwrap_works.cache_clear()
+    try:
+        stated = sandbox.isolation("cpu")
+    finally:
+        monkeypatch.undo()
+        sandbox.bwrap_works.cache_clear()
+    assert stated["method"] == "fallback"
+    assert any("no bubblewrap" in line for line in stated["details"])
+
+
+def test_stale_job_directories_of_dead_evaluators_are_removed(tmp_path):
+    dead = os.fork()
+    if dead == 0:
+        os._exit(0)
+    os.waitpid(dead, 0)
+    gone = tmp_path / f"{sandbox.JOB_PREFIX}{dead}-abc"
+    mine = tmp_path / f"{sandbox.JOB_PREFIX}{os.getpid()}-abc"
+    other = tmp_path / "unrelated"
+    for path in (gone, mine, other):
+        path.mkdir()
+    assert sandbox.remove_stale(tmp_path) == [gone]
+    assert mine.is_dir() and other.is_dir() and not gone.exists()
+
+
+def test_limits_apply_to_the_process_that_sets_them():
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a child, so this process keeps its own limits
+        sandbox.limit_resources(2 << 30, processes=64)
+        found = (
+            resource.getrlimit(resource.RLIMIT_AS)[0] == 2 << 30
+            and resource.getrlimit(resource.RLIMIT_CORE) == (0, 0)
+            and resource.getrlimit(resource.RLIMIT_NPROC)[0] == 64
+        )
+        os.write(write_end, b"1" if found else b"0")
+        os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    assert os.read(read_end, 1) == b"1"
+
+
+def test_hostile_candidate_changes_nothing_outside_the_sandbox():
+    planted = [
+        ROOT / "results/bench/escaped.json",
+        ROOT / "results/qualify/escaped.txt",
+        ROOT / "results/qualify/escaped-later.txt",
+    ]
+    assert not any(p.exists() for p in planted)
+    verdict = refresh.qualify_for_corpus(HOSTILE)
+    assert not any(p.exists() for p in planted)
+    entry = refresh.corpus_entry(HOSTILE, verdict)
+    committed = {
+        e["path"]: e
+        for e in results.read("verdict", refresh.result_path("corpus")).data[
+            "candidates"
+        ]
+    }[HOSTILE]
+    for key in ("sha256", "status", "first_failure", "failed_checks"):
+        assert entry[key] == committed[key], key
+    assert verdict["isolation"]["method"] == (
+        "bubblewrap" if sandbox.bwrap_works() else "fallback"
+    )
+    flagged = {item["construct"] for item in verdict["review"]}
+    assert {"import os", "import socket"} <= flagged
+
+
+def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
+    """The fallback path, forced: a fresh fork server outside bubblewrap.
+    As root the candidate runs as `nobody` and cannot write a root-owned
+    folder; the candidate then fails fast (it launches no kernel)."""
+    target = tmp_path / "protected"
+    target.mkdir(mode=0o755)
+    candidate = tmp_path / "writes.py"
+    candidate.write_text(
+        textwrap.dedent(
+            f"""
+            def residual_add_relu(x, residual):
+                try:
+                    open({str(target / "mark")!r}, "w").close()
+                except OSError:
+                    pass
+                return (x + residual).relu()
+            """
+        )
+    )
+    monkeypatch.setenv("QUALIFY_SANDBOX", "fallback")
+    monkeypatch.setattr(evaluator.ForkServer, "_instances", {})
+    sandbox.bwrap_works.cache_clear()
+    try:
+        verdict = evaluator.qualify(candidate, timeout_s=refresh.CORPUS_TIMEOUT_S)
+    finally:
+        for server in evaluator.ForkServer._instances.values():
+            server.close()
+        monkeypatch.undo()
+        sandbox.bwrap_works.cache_clear()
+    assert verdict["isolation"]["method"] == "fallback"
+    assert verdict["first_failure"]["check"] == "launches-kernel"
+    if os.geteuid() == 0:
+        assert "candidate runs as user nobody" in verdict["isolation"]["details"]
+        assert not (target / "mark").exists()
+    else:
+        pytest.skip("not root: the fallback runs the candidate as this user")
