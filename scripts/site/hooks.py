@@ -78,6 +78,9 @@ INSERT_RE = re.compile(
 )
 # A displayed block that does not run when pasted alone says so in its title.
 EXCERPT_SUFFIX = " (excerpt)"
+INDENTED_INSERT_RE = re.compile(
+    r"^(?P<indent>[ \t]+)(?P<placeholder><!--\s*insert:[^\n]*?-->)\s*$"
+)
 SNIPPET_LINE_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"(?P<target>[^"]+)"\s*$')
 
 # Build-wide state, reset in on_pre_build.
@@ -215,7 +218,19 @@ def expand_inserts(markdown: str, src: str, page_url: str) -> str:
                 f"docs/{src}: insert {where} failed: {type(exc).__name__}: {exc}"
             ) from exc
 
-    return substitute_in_prose(INSERT_RE, replace, markdown)
+    # A placeholder alone on an indented line (inside an admonition or a
+    # folded answer) keeps every line of a multi-line result, such as a
+    # table, at that indentation, so the result stays inside the block.
+    lines = []
+    for line, in_code in lines_with_fence_state(markdown):
+        whole = None if in_code else INDENTED_INSERT_RE.match(line)
+        if whole:
+            text = INSERT_RE.sub(replace, whole["placeholder"])
+            line = whole["indent"] + text.rstrip("\n").replace(
+                "\n", "\n" + whole["indent"]
+            )
+        lines.append(line)
+    return substitute_in_prose(INSERT_RE, replace, "\n".join(lines))
 
 
 # --------------------------------------------------------------------------

@@ -43,6 +43,15 @@ def test_inserts_run_in_prose_and_stay_as_written_in_code():
     assert rest == [f"`{call}`", "```markdown", call, "```"]
 
 
+def test_a_multi_line_insert_keeps_its_indentation_inside_a_fold():
+    call = f"<!-- insert: {AMDAHL}:speedup_table() -->"
+    page = f'??? success "Answer"\n\n    {call}\n\nafter'
+    lines = expand_inserts(page, "index.md", "").split("\n")
+    table = [line for line in lines if "|" in line]
+    assert len(table) > 2 and all(line.startswith("    |") for line in table)
+    assert lines[-1] == "after"
+
+
 def test_a_failing_insert_names_page_and_placeholder():
     with pytest.raises(PluginError, match=r"docs/a/b.md: insert .*nothing\(\)"):
         expand_inserts(f"<!-- insert: {AMDAHL}:nothing() -->", "a/b.md", "a/b/")
