@@ -10,7 +10,17 @@ Versions
     max grows; the lanes are then merged into one max and one sum (Milakov
     and Gimelshein, "Online normalizer calculation for softmax", 2018). A
     second pass writes the result, so each element is read twice.
-    ``softmax`` picks v1 when the row fits in one block, v2 otherwise.
+    ``softmax_v3_kernel`` (fused, persistent): v1's math, but a fixed grid
+    of programs (``PERSISTENT_WARPS_PER_SM`` warps' worth per SM) each loops
+    over rows ``pid, pid + programs, ...``, loading its next row before it
+    reduces and writes the current one, so that load is in flight meanwhile
+    (two rows held in registers).
+    ``softmax_v4_kernel`` (online, one exponential): v2, but the first pass
+    takes one exponential per element instead of two. With ``d = x - max``
+    it computes ``e = exp(-|d|)``: when ``x`` raises the max, the old sum is
+    rescaled by ``e`` and gains 1; otherwise it gains ``e``.
+    ``softmax`` picks v3 when the row fits in one block, v4 otherwise; v1 and
+    v2 stay, as ``softmax_v1`` and ``softmax_v2``.
 
 Contract
     Any tensor with at least one dimension, float32, float16 or bfloat16, any
@@ -52,9 +62,14 @@ SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 FUSED_MAX_BLOCK = 16384  # widest row v1 keeps in registers at once
 ONLINE_BLOCK = 4096  # chunk width for v2
 ONLINE_WARPS = 8
-# One stage: v1 has no loop to pipeline, and the compiled artifacts of both
-# versions are built with one.
+# One stage: v1 has no loop to pipeline, v3 prefetches its next row by
+# hand, and the compiled artifacts of every version are built with one.
 NUM_STAGES = 1
+#: v3's grid: this many warps per SM in all (a half-full SM), so the
+#: programs' registers fit at once and no second wave forms.
+PERSISTENT_WARPS_PER_SM = 32
+#: SMs assumed off a GPU (an H200 has 132); a GPU reports its own.
+DEFAULT_SMS = 132
 
 
 def fused_num_warps(block: int) -> int:
@@ -73,18 +88,20 @@ def launch_config(
     block: int = ONLINE_BLOCK,
 ) -> list[Launch]:
     """One launch per call, none for an empty x. ``version`` None is what
-    ``softmax`` picks: v1 when the row fits in one block, v2 otherwise. The
+    ``softmax`` picks: v3 when the row fits in one block, v4 otherwise. The
     same config for every dtype."""
     if rows * cols == 0:
         return []
     if version is None:
-        version = "v1" if cols <= FUSED_MAX_BLOCK else "v2"
-    if version == "v1":
+        version = "v3" if cols <= FUSED_MAX_BLOCK else "v4"
+    if version not in ("v1", "v2", "v3", "v4"):
+        raise ValueError(f"version must be v1, v2, v3 or v4, got {version!r}")
+    if version in ("v1", "v3"):
         width = max(16, triton.next_power_of_2(cols))  # the whole row
         warps = fused_num_warps(width)
-        kernel = "softmax_v1_kernel"
     else:
-        width, warps, kernel = block, ONLINE_WARPS, "softmax_v2_kernel"
+        width, warps = block, ONLINE_WARPS
+    kernel = f"softmax_{version}_kernel"
     return [Launch(kernel, {"BLOCK": width}, num_warps=warps, num_stages=NUM_STAGES)]
 
 
@@ -145,6 +162,72 @@ def softmax_v2_kernel(
         tl.store(out_row + start + offs, out, mask=mask)
 
 
+@triton.jit
+def softmax_v3_kernel(
+    x_ptr, out_ptr, rows, cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr
+):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < cols
+    programs = tl.num_programs(axis=0)
+    first = tl.program_id(axis=0)
+    # Persistent: rows first, first + programs, ... Each step issues the
+    # load of its next row before reducing this one, so that load is in
+    # flight during the reductions and the store (two rows in registers).
+    x_next = tl.load(
+        x_ptr + tl.cast(first, tl.int64) * x_row_stride + offs,
+        mask=mask & (first < rows),
+        other=-float("inf"),
+    )
+    for row in range(first, rows, programs):
+        x = x_next.to(tl.float32)
+        ahead = tl.cast(row + programs, tl.int64)  # rows * stride may pass 2**31
+        x_next = tl.load(
+            x_ptr + ahead * x_row_stride + offs,
+            mask=mask & (ahead < rows),
+            other=-float("inf"),
+        )
+        row64 = tl.cast(row, tl.int64)
+        shifted = x - tl.max(x, axis=0)
+        numerator = tl.exp(shifted)
+        inv_sum = 1.0 / tl.sum(numerator, axis=0)
+        out = (numerator * inv_sum).to(out_ptr.dtype.element_ty)
+        tl.store(out_ptr + row64 * out_row_stride + offs, out, mask=mask)
+
+
+@triton.jit
+def softmax_v4_kernel(
+    x_ptr, out_ptr, cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr
+):
+    row = tl.program_id(axis=0).to(tl.int64)
+    x_row = x_ptr + row * x_row_stride
+    out_row = out_ptr + row * out_row_stride
+    offs = tl.arange(0, BLOCK)
+    run_max = tl.full((BLOCK,), -float("inf"), tl.float32)
+    run_sum = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, cols, BLOCK):
+        mask = start + offs < cols
+        x = tl.load(x_row + start + offs, mask=mask, other=-float("inf"))
+        x = x.to(tl.float32)
+        # One exponential: e = exp(-|x - max|) is exp(x - max) when x is not
+        # above the max, and exp(old max - x), the rescale, when it is. A
+        # lane that has seen only -inf measures from 0 instead (its sum is 0,
+        # so e is not used), so -inf - -inf never makes a NaN.
+        base = tl.where(run_max == -float("inf"), 0.0, run_max)
+        e = tl.exp(-tl.abs(x - base))
+        grows = x > run_max
+        run_sum = tl.where(grows, run_sum * e + 1.0, run_sum + e)
+        run_max = tl.where(grows, x, run_max)
+        # A NaN compares false: it lands in the sum through e, as in v2.
+    row_max = tl.max(run_max, axis=0)
+    row_sum = tl.sum(run_sum * tl.exp(run_max - row_max), axis=0)
+    inv_sum = 1.0 / row_sum
+    for start in range(0, cols, BLOCK):
+        mask = start + offs < cols
+        x = tl.load(x_row + start + offs, mask=mask, other=-float("inf"))
+        out = tl.exp(x.to(tl.float32) - row_max) * inv_sum
+        tl.store(out_row + start + offs, out.to(out_ptr.dtype.element_ty), mask=mask)
+
+
 def validate(x: object) -> None:
     """Raise TypeError or ValueError naming the bad argument; launch nothing."""
     if not isinstance(x, torch.Tensor):
@@ -166,12 +249,29 @@ def _as_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return rows_view, out
 
 
-def _launch(x: torch.Tensor, launches: list[Launch]) -> torch.Tensor:
-    """Run the launches of ``launch_config`` over the rows of x."""
+def _launch(
+    x: torch.Tensor, launches: list[Launch], programs: int | None = None
+) -> torch.Tensor:
+    """Run the launches of ``launch_config`` over the rows of x (``programs``:
+    v3's grid, by default as many as fill the SMs)."""
     rows_view, out = _as_rows(x)
+    rows = rows_view.shape[0]
     for launch in launches:
         kernel = _KERNELS[launch.kernel]
-        kernel[(rows_view.shape[0],)](
+        if launch.kernel == "softmax_v3_kernel":  # persistent: a fixed grid
+            if programs is None:
+                sms = DEFAULT_SMS
+                if x.is_cuda:
+                    props = torch.cuda.get_device_properties(x.device)
+                    sms = props.multi_processor_count
+                programs = sms * (PERSISTENT_WARPS_PER_SM // launch.num_warps)
+            kernel[(min(rows, programs),)](
+                rows_view, out, rows, rows_view.shape[1],
+                rows_view.stride(0), out.stride(0),
+                **launch.constexprs, **launch.options(),
+            )  # fmt: skip
+            continue
+        kernel[(rows,)](
             rows_view, out, rows_view.shape[1],
             rows_view.stride(0), out.stride(0),
             **launch.constexprs, **launch.options(),
@@ -182,6 +282,8 @@ def _launch(x: torch.Tensor, launches: list[Launch]) -> torch.Tensor:
 _KERNELS = {
     "softmax_v1_kernel": softmax_v1_kernel,
     "softmax_v2_kernel": softmax_v2_kernel,
+    "softmax_v3_kernel": softmax_v3_kernel,
+    "softmax_v4_kernel": softmax_v4_kernel,
 }
 
 
@@ -209,8 +311,31 @@ def softmax_v2(x: torch.Tensor, block: int = ONLINE_BLOCK) -> torch.Tensor:
     return _launch(x, launches)
 
 
+def softmax_v3(x: torch.Tensor, *, programs: int | None = None) -> torch.Tensor:
+    """Fused softmax with a persistent row loop (up to FUSED_MAX_BLOCK);
+    ``programs`` is for tests that need several rows per program."""
+    validate(x)
+    if x.shape[-1] > FUSED_MAX_BLOCK:
+        raise ValueError(
+            f"x has rows of {x.shape[-1]} columns; softmax_v3 takes at most "
+            f"{FUSED_MAX_BLOCK}: use softmax_v4"
+        )
+    launches = launch_config(x.dtype, *_rows_cols(x), version="v3")
+    return _launch(x, launches, programs)
+
+
+def softmax_v4(x: torch.Tensor, block: int = ONLINE_BLOCK) -> torch.Tensor:
+    """Online softmax, one exponential per element in its first pass."""
+    validate(x)
+    if not isinstance(block, int) or block < 16 or block & (block - 1):
+        raise ValueError(f"block must be a power of two >= 16, got {block!r}")
+    launches = launch_config(x.dtype, *_rows_cols(x), version="v4", block=block)
+    return _launch(x, launches)
+
+
 def softmax(x: torch.Tensor) -> torch.Tensor:
-    """Softmax over the last dimension; one fused pass when the row fits."""
+    """Softmax over the last dimension: v3 (one fused pass, persistent) when
+    the row fits, else v4 (online)."""
     validate(x)
     return _launch(x, launch_config(x.dtype, *_rows_cols(x)))
 
@@ -280,8 +405,9 @@ DESCRIPTOR = Descriptor(
         shape["rows"], shape["cols"], itemsize
     ),
     flops=lambda shape: flops(shape["rows"], shape["cols"]),
+    # A shape may name a version ("version": "v1"): artifact builds.
     launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["rows"], shape["cols"]
+        dtype, shape["rows"], shape["cols"], version=shape.get("version")
     ),
     error_bound=error_bound,
     shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
@@ -289,8 +415,9 @@ DESCRIPTOR = Descriptor(
     goals=(
         Goal(
             regime="row fits on chip",
-            must=(Target("R", 0.95), Target("F_bw", 0.80)),
-            stretch=(Target("F_bw", 0.88),),
+            # Issue 19: 0.90 of the copy probe (softmax reads N, writes N).
+            must=(Target("R", 0.95), Target("F_bw", 0.90)),
+            stretch=(Target("F_bw", 0.93),),
         ),
         Goal(
             regime="65k-wide rows",
@@ -305,7 +432,7 @@ DESCRIPTOR = Descriptor(
         ArtifactBuild(
             build="v1-fp32-4096",
             dtype="float32",
-            shape=_rc(1024, 4096),
+            shape={**_rc(1024, 4096), "version": "v1"},
             signature=_signature("fp32"),
             aligned=_ALIGNED,
             shows="fused: 128-bit loads, the row's max and sum through warp shuffles",
@@ -313,7 +440,7 @@ DESCRIPTOR = Descriptor(
         ArtifactBuild(
             build="v1-bf16-16384",
             dtype="bfloat16",
-            shape=_rc(1024, FUSED_MAX_BLOCK),
+            shape={**_rc(1024, FUSED_MAX_BLOCK), "version": "v1"},
             signature=_signature("bf16"),
             aligned=_ALIGNED,
             shows="the widest fused row: 32 values per thread, still no spills",
@@ -321,10 +448,34 @@ DESCRIPTOR = Descriptor(
         ArtifactBuild(
             build="v2-bf16-4096",
             dtype="bfloat16",
-            shape=_rc(2048, 65536),
+            shape={**_rc(2048, 65536), "version": "v2"},
             signature=_signature("bf16"),
             aligned=_ALIGNED,
             shows="online: two loops over 4096-wide chunks, 128-bit loads",
+        ),
+        ArtifactBuild(
+            build="v3-fp32-4096",
+            dtype="float32",
+            shape=_rc(32768, 4096),
+            signature={"rows": "i32", **_signature("fp32")},
+            aligned=_ALIGNED,
+            shows="fused and persistent: a pipelined loop over rows",
+        ),
+        ArtifactBuild(
+            build="v3-bf16-4096",
+            dtype="bfloat16",
+            shape=_rc(32768, 4096),
+            signature={"rows": "i32", **_signature("bf16")},
+            aligned=_ALIGNED,
+            shows="fused and persistent, bf16 rows",
+        ),
+        ArtifactBuild(
+            build="v4-bf16-4096",
+            dtype="bfloat16",
+            shape=_rc(2048, 65536),
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="online with one exponential per element in the first pass",
         ),
     ),
     grid_probe={"rows": 3_000_000, "cols": 3},  # one program per row

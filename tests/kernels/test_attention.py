@@ -104,11 +104,13 @@ def qkv(shape, dtype, device, tag=""):
     return [random_tensor(shape, dtype, device, seed=seed + i) for i in range(3)]
 
 
-def with_config(config):
-    return lambda q, k, v, causal: at.attention_with_config(q, k, v, causal, config)
+def with_config(config, version=at.LATEST):
+    return lambda q, k, v, causal: at.attention_with_config(
+        q, k, v, causal, config, version=version
+    )
 
 
-# 16-bit configs use 128 x 64 tiles, float32 32 x 16. S = 150 gives two
+# Version 2's 16-bit configs use 128 x 128 tiles, float32 32 x 16. S = 150 gives two
 # query tiles (three for float32: five) and a ragged last key tile; D = 80
 # is padded to 128 inside the kernel.
 SHAPES = {
@@ -129,14 +131,34 @@ def test_boundary_shapes_with_the_real_configs(shape, dtype, causal, device):
 SMALL = at.AttentionConfig(32, 16, num_warps=4, num_stages=2)
 
 
+@pytest.mark.parametrize("version", [1, 2], ids=["v1", "v2"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("D", [16, 24], ids=lambda d: f"d{d}")
-def test_small_tiles_many_programs(D, causal, device):
+def test_small_tiles_many_programs(D, causal, version, device):
     # S = 73: three query tiles, five key tiles, the last one ragged; each
     # causal diagonal spans two masked key tiles; two heads, so the flattened
-    # grid walks two heads' query tiles.
+    # grid walks two heads' query tiles (version 2, causal: in reverse).
     q, k, v = qkv((1, 2, 73, D), torch.float16, device)
-    check(with_config(SMALL), q, k, v, causal)
+    check(with_config(SMALL, version), q, k, v, causal)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_v1_with_its_real_config(causal, device):
+    # Version 1's 16-bit tiles (128 x 64): two query tiles, a ragged key tile.
+    check(at.attention_v1, *qkv((1, 1, 150, 64), torch.bfloat16, device), causal)
+
+
+def test_launch_config_versions():
+    def block_n(dtype, D, version=2):
+        (launch,) = at.launch_config(dtype, 1, 1, 4096, D, True, version=version)
+        return launch.kernel, launch.constexprs["BLOCK_N"], launch.num_warps
+
+    assert block_n(torch.bfloat16, 128) == ("attention_v2_kernel", 128, 8)
+    assert block_n(torch.float16, 64) == ("attention_v2_kernel", 128, 8)
+    assert block_n(torch.bfloat16, 128, version=1) == ("attention_kernel", 64, 8)
+    assert block_n(torch.float32, 128) == ("attention_v2_kernel", 16, 4)
+    with pytest.raises(ValueError, match="version"):
+        at.launch_config(torch.float32, 1, 1, 4, 16, False, version=0)
 
 
 def test_non_contiguous_inputs(device):
@@ -257,8 +279,10 @@ class _NoLaunch:
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     q, k, v, causal, error, argument = _bad_inputs(device)[case]
     monkeypatch.setattr(at, "attention_kernel", _NoLaunch())
-    with pytest.raises(error, match=rf"^{argument}\b"):
-        at.attention(q, k, v, causal)
+    monkeypatch.setattr(at, "attention_v2_kernel", _NoLaunch())
+    for launcher in (at.attention, at.attention_v1):
+        with pytest.raises(error, match=rf"^{argument}\b"):
+            launcher(q, k, v, causal)
 
 
 def test_head_dim_message_names_the_supported_range(device):

@@ -61,17 +61,24 @@ BRANCHES = {
         for D, causal in ((16, False), (64, True), (80, False), (128, True))
     ],
     "matmul": [
-        (dtype, {"M": 33, "N": 17, "K": 40})
-        for dtype in ("float32", "float16", "bfloat16")
+        *(
+            (dtype, {"M": 33, "N": 17, "K": 40})  # N rows not 16 B: version 1
+            for dtype in ("float32", "float16", "bfloat16")
+        ),
+        ("bfloat16", {"M": 33, "N": 24, "K": 40}),  # version 2, TMA
     ],
     "scan": [
-        ("float32", {"numel": 1}),  # one block: pass 3 only
-        ("bfloat16", {"numel": 1024}),
-        ("float32", {"numel": 2049}),  # three blocks: passes 1 and 3
+        ("float32", {"numel": 1}),  # the tail launch only
+        ("bfloat16", {"numel": 4096}),  # the main launch only
+        ("float32", {"numel": 4099}),  # main and tail
     ],
     "reduction": [
         ("float32", {"numel": 1}),  # one stage
-        ("float16", {"numel": 4097}),  # two stages, one config
+        ("float16", {"numel": 4097}),  # persistent stage, tail, last stage
+    ],
+    "residual_add_relu": [
+        ("float32", {"rows": 2, "cols": 1024}),  # the main launch only
+        ("bfloat16", {"rows": 1, "cols": 1000}),  # the tail only
     ],
     "transpose": [("bfloat16", _rc(1, 65)), ("float32", _rc(65, 1))],
 }

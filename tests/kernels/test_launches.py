@@ -33,7 +33,7 @@ def test_grid_violation_names_the_axis(grid, axis):
 def test_records_kernel_constexprs_options_and_grid(device):
     x = random_tensor((2049,), torch.float32, device, seed=1)
     with record_launches() as log:
-        rar.residual_add_relu(x, x)
+        rar.residual_add_relu_v1(x, x)
     (record,) = log.records
     assert record.launch == Launch(
         "residual_add_relu_v1_kernel", {"BLOCK_SIZE": 1024}, num_warps=4
@@ -46,7 +46,7 @@ def test_launches_counts_a_repeated_launch_once(device):
     # on the block totals: four records, two distinct launches.
     x = random_tensor((40,), torch.float32, device, seed=2)
     with record_launches() as log:
-        scan.cumsum(x, block_size=16)
+        scan.cumsum_v1(x, block_size=16)
     kernels = [record.launch.kernel for record in log.records]
     assert len(kernels) > 2
     assert [launch.kernel for launch in log.launches()] == [

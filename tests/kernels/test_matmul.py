@@ -221,8 +221,72 @@ class _NoLaunch:
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     a, b, error, argument = _bad_inputs(device)[case]
     monkeypatch.setattr(mm, "matmul_kernel", _NoLaunch())
-    with pytest.raises(error, match=rf"^{argument}\b"):
-        mm.matmul(a, b)
+    monkeypatch.setattr(mm, "matmul_v2_kernel", _NoLaunch())
+    for launcher in (mm.matmul, mm.matmul_v1, mm.matmul_v2):
+        with pytest.raises(error, match=rf"^{argument}\b"):
+            launcher(a, b)
+
+
+# Version 2 (TMA descriptors, persistent): 16-bit, rows of 16-byte multiples.
+SMALL_V2 = mm.MatmulConfig(32, 16, 16, GROUP_M=2, num_warps=4, num_stages=2)
+V2_SHAPES = {
+    "1x8x8": (1, 8, 8),
+    "ragged-m-33x24x40": (33, 24, 40),  # K = 40: the last K step is partial
+    "tiles-200x136x72": (200, 136, 72),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=DTYPE_IDS[1:])
+@pytest.mark.parametrize("shape", V2_SHAPES.values(), ids=V2_SHAPES.keys())
+def test_v2_tma_persistent_loop(shape, dtype, device):
+    # Three programs walk all the tiles (up to 63 each): TMA's zero fill and
+    # clipped stores cover the ragged edges without masks.
+    a, b = operands(*shape, dtype, device, tag="v2")
+    check(lambda a, b: mm.matmul_v2(a, b, SMALL_V2, programs=3), a, b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy on NaN/Inf
+def test_v2_nan_and_inf_follow_ieee(device):
+    a, b = operands(40, 40, 40, torch.bfloat16, device, tag="v2-nonfinite")
+    a[3, 20] = float("nan")
+    a[17, 33] = float("inf")
+    b[33, 5] = 0.0
+    out = check(lambda a, b: mm.matmul_v2(a, b, SMALL_V2, programs=2), a, b)
+    assert out[3].isnan().all() and out[17, 5].isnan()
+
+
+def test_launcher_picks_v2_only_where_tma_can_take_the_operands(device):
+    from kernels.launches import record_launches
+
+    a, b = operands(24, 16, 40, torch.bfloat16, device, tag="pick")
+    offset = random_tensor((24 * 40 + 1,), torch.bfloat16, device, seed=5)
+    shifted = offset[1:].reshape(24, 40)  # starts 2 bytes past alignment
+    cases = {
+        "matmul_v2_kernel": (a, b),
+        "matmul_kernel": (shifted, b),  # misaligned start
+    }
+    for kernel, (x, y) in cases.items():
+        with record_launches() as log:
+            check(mm.matmul, x, y)
+        assert [launch.kernel for launch in log.launches()] == [kernel]
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        mm.matmul_v2(shifted, b)
+
+
+def test_v2_launch_config_table():
+    def kernel(dtype, M, N, K, version=2):
+        (launch,) = mm.launch_config(dtype, M, N, K, version=version)
+        return launch.kernel, launch.constexprs.get("BLOCK_N")
+
+    bf16 = torch.bfloat16
+    assert kernel(bf16, 8192, 8192, 8192) == ("matmul_v2_kernel", 256)
+    assert kernel(bf16, 1024, 1024, 1024) == ("matmul_v2_kernel", 128)
+    assert kernel(bf16, 8192, 8192, 8192, version=1) == ("matmul_kernel", 256)
+    assert kernel(bf16, 64, 64, 33)[0] == "matmul_kernel"  # K rows not 16 B
+    assert kernel(torch.float32, 64, 64, 64)[0] == "matmul_kernel"
+    assert mm.launch_config(bf16, 0, 8, 8) == []
+    with pytest.raises(ValueError, match="version"):
+        mm.launch_config(bf16, 8, 8, 8, version=3)
 
 
 def test_napkin_math():

@@ -33,7 +33,13 @@ DTYPE_IDS = ["float32", "float16", "bfloat16"]
 SIZES = [1, 255, 256, 257, 4093, 4096, 4097, 9001]
 
 
-def check(fn, x: torch.Tensor, block_size: int = red.BLOCK_SIZE) -> torch.Tensor:
+# Each version's launcher; "v2" (a persistent first stage) is the default.
+VERSIONS = {"v1": red.reduce_sum_v1, "v2": red.reduce_sum}
+
+
+def check(
+    fn, x: torch.Tensor, block_size: int = red.BLOCK_SIZE, steps: int = 1
+) -> torch.Tensor:
     """Run ``fn`` under every contract check that applies to one call."""
     exact = x.detach().cpu().double().sum()
     expected = torch.zeros((), dtype=x.dtype, device=x.device)
@@ -43,7 +49,8 @@ def check(fn, x: torch.Tensor, block_size: int = red.BLOCK_SIZE) -> torch.Tensor
     assert_plain_result(out, expected, (x,))
     n = max(x.numel(), 2)
     # Levels of float32 additions: log2 of each block, per stage.
-    levels = math.ceil(math.log2(n)) + math.ceil(math.log(n, block_size)) + 1
+    # Version 2's loop adds ``steps`` blocks lane by lane first.
+    levels = math.ceil(math.log2(n)) + math.ceil(math.log(n, block_size)) + steps
     abs_sum = x.detach().cpu().double().abs().sum()
     bound = summation_bound(abs_sum, exact, levels, x.dtype)
     assert_within(out, exact, bound, f"sum of {x.numel()} {x.dtype}")
@@ -51,13 +58,48 @@ def check(fn, x: torch.Tensor, block_size: int = red.BLOCK_SIZE) -> torch.Tensor
     return out
 
 
-@pytest.mark.parametrize("sign", ["mixed", "positive"])
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize("numel", SIZES, ids=lambda n: f"n{n}")
-def test_boundary_sizes(numel, dtype, sign, device):
+def _boundary_cases():
+    # The launcher's version at every size; version 1 (unchanged since it
+    # was fully tested) at one size per regime, to keep the suite short.
+    for version, sizes in (("v2", SIZES), ("v1", [1, 257, 4097, 9001])):
+        for numel in sizes:
+            for dtype, dtype_id in zip(DTYPES, DTYPE_IDS, strict=True):
+                for sign in ("mixed", "positive"):
+                    case_id = f"n{numel}-{dtype_id}-{sign}-{version}"
+                    yield pytest.param(numel, dtype, sign, version, id=case_id)
+
+
+@pytest.mark.parametrize(("numel", "dtype", "sign", "version"), _boundary_cases())
+def test_boundary_sizes(numel, dtype, sign, version, device):
     seed = seed_for("sum", numel, dtype, sign)
     x = random_tensor((numel,), dtype, device, seed=seed, positive=sign == "positive")
-    check(red.reduce_sum, x)
+    check(VERSIONS[version], x)
+
+
+@pytest.mark.parametrize(
+    ("numel", "block_size", "programs"),
+    [(1021, 16, 3), (1024, 16, 64), (1040, 16, 5), (17, 16, 4), (4099, 64, 1)],
+    ids=["n1021-3-programs", "n1024-one-step", "n1040-no-tail", "n17", "n4099-1"],
+)
+def test_persistent_loop_steps_and_tail(numel, block_size, programs, device):
+    # More whole blocks than programs: each program loops over several.
+    x = random_tensor((numel,), torch.float32, device, seed=numel, positive=True)
+    steps = math.ceil(numel // block_size / programs)
+    fn = lambda t: red.reduce_sum(t, block_size=block_size, programs=programs)
+    check(fn, x, block_size, steps + 1)
+
+
+def test_launch_config_by_version():
+    def kernels(numel, version=2):
+        launches = red.launch_config(torch.float32, numel, version=version)
+        return [launch.kernel.removeprefix("reduce_sum_") for launch in launches]
+
+    assert kernels(4096) == ["v2_kernel", "v1_kernel"]
+    assert kernels(4095) == ["v1_kernel"]
+    assert kernels(0) == ["v1_kernel"]
+    assert kernels(9001, version=1) == ["v1_kernel"]
+    with pytest.raises(ValueError, match="version"):
+        red.launch_config(torch.float32, 5, version=0)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +110,8 @@ def test_boundary_sizes(numel, dtype, sign, device):
 def test_many_stages(numel, block_size, device):
     # Small blocks force the second stage to run more than once.
     x = random_tensor((numel,), torch.float32, device, seed=numel, positive=True)
-    check(lambda t: red.reduce_sum(t, block_size=block_size), x, block_size)
+    for fn in VERSIONS.values():
+        check(lambda t, fn=fn: fn(t, block_size=block_size), x, block_size, 2)
 
 
 SHAPES = {"0d": (), "3x5x7": (3, 5, 7), "2x3x17x13": (2, 3, 17, 13)}

@@ -44,6 +44,9 @@ DTYPE_IDS = [str(d).removeprefix("torch.") for d in DTYPES]
 # Around 1, 256 and one block (1024), primes, and several programs.
 SIZES = [1, 255, 256, 257, 1021, 1024, 1025, 2053, 4099]
 
+# Each version's launcher; "v2" (main launch plus tail) is the default.
+VERSIONS = {"v1": rar.residual_add_relu_v1, "v2": rar.residual_add_relu}
+
 
 def check(fn, x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
     """Run ``fn`` under every contract check that applies to one call."""
@@ -61,17 +64,26 @@ def check(fn, x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
     return out
 
 
-@pytest.mark.parametrize("sign", ["mixed", "positive"])
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize("numel", SIZES, ids=lambda n: f"n{n}")
-def test_boundary_sizes(numel, dtype, sign, device):
+def _boundary_cases():
+    # The launcher's version at every size; version 1 (unchanged since it
+    # was fully tested) at one size per regime, to keep the suite short.
+    for version, sizes in (("v2", SIZES), ("v1", [1, 257, 1025, 4099])):
+        for numel in sizes:
+            for dtype, dtype_id in zip(DTYPES, DTYPE_IDS, strict=True):
+                for sign in ("mixed", "positive"):
+                    case_id = f"n{numel}-{dtype_id}-{sign}-{version}"
+                    yield pytest.param(numel, dtype, sign, version, id=case_id)
+
+
+@pytest.mark.parametrize(("numel", "dtype", "sign", "version"), _boundary_cases())
+def test_boundary_sizes(numel, dtype, sign, version, device):
     # All-positive data makes every true output non-zero, so an unwritten tail
     # that happens to hold zeros cannot pass as relu output.
     positive = sign == "positive"
     seed = seed_for("rar", numel, dtype, sign)
     x = random_tensor((numel,), dtype, device, seed=seed, positive=positive)
     r = random_tensor((numel,), dtype, device, seed=seed + 1, positive=positive)
-    check(rar.residual_add_relu, x, r)
+    check(VERSIONS[version], x, r)
 
 
 SHAPES = {
@@ -185,8 +197,24 @@ class _NoLaunch:
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     x, r, error, argument = _bad_inputs(device)[case]
     monkeypatch.setattr(rar, "residual_add_relu_v1_kernel", _NoLaunch())
-    with pytest.raises(error, match=rf"^{argument} "):
-        rar.residual_add_relu(x, r)
+    monkeypatch.setattr(rar, "residual_add_relu_v2_kernel", _NoLaunch())
+    for launcher in VERSIONS.values():
+        with pytest.raises(error, match=rf"^{argument} "):
+            launcher(x, r)
+
+
+def test_launch_config_adds_a_tail_only_for_a_partial_block():
+    def kernels(numel, version=2):
+        launches = rar.launch_config(torch.float32, numel, version=version)
+        return [launch.kernel.removeprefix("residual_add_relu_") for launch in launches]
+
+    assert kernels(2048) == ["v2_kernel"]
+    assert kernels(2049) == ["v2_kernel", "v1_kernel"]
+    assert kernels(1023) == ["v1_kernel"]
+    assert kernels(0) == []
+    assert kernels(2049, version=1) == ["v1_kernel"]
+    with pytest.raises(ValueError, match="version"):
+        rar.launch_config(torch.float32, 5, version=3)
 
 
 def test_napkin_math():
@@ -225,6 +253,21 @@ def _broken_in_place(x, r):
     # Wrong: "returns" its result in x's memory.
     out = rar.residual_add_relu(x, r)
     return x.copy_(out)
+
+
+def _broken_no_tail(x, r):
+    # Wrong: version 2's main launch without its tail; the last partial
+    # block is never written.
+    out = torch.empty_like(x)
+    whole = x.numel() // rar.BLOCK_SIZE
+    rar.residual_add_relu_v2_kernel[(whole,)](x, r, out, BLOCK_SIZE=rar.BLOCK_SIZE)
+    return out
+
+
+def test_broken_main_launch_without_tail_is_caught(device):
+    x = random_tensor((1031,), torch.float32, device, seed=3, positive=True)
+    with pytest.raises(AssertionError):
+        check(_broken_no_tail, x, x.clone())
 
 
 def test_broken_relu_that_drops_nan_is_caught(device):

@@ -80,15 +80,38 @@ def _online_64(x):
     return sm.softmax_v2(x, block=64)
 
 
-LAUNCHERS = {"fused": sm.softmax_v1, "online-64": _online_64}
+def _persistent_2(x):
+    # Two programs: with three rows, program 0 loops over rows 0 and 2.
+    return sm.softmax_v3(x, programs=2)
+
+
+def _one_exp_64(x):
+    return sm.softmax_v4(x, block=64)
+
+
+LAUNCHERS = {
+    "fused": sm.softmax_v1,
+    "online-64": _online_64,
+    "persistent-2": _persistent_2,
+    "online-one-exp-64": _one_exp_64,
+}
 
 # Columns around one 256-wide block and the 64-wide online chunk, primes.
 COLS = [1, 2, 63, 64, 65, 255, 256, 257, 1021]
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize("cols", COLS, ids=lambda c: f"c{c}")
-@pytest.mark.parametrize("version", LAUNCHERS)
+def _boundary_cases():
+    # v1 and v2 at every width; v3 and v4, which share their math, at one
+    # width per regime (one chunk, around 64, several chunks).
+    for version in LAUNCHERS:
+        fewer = version in ("persistent-2", "online-one-exp-64")
+        for cols in [1, 63, 65, 257] if fewer else COLS:
+            for dtype, dtype_id in zip(DTYPES, DTYPE_IDS, strict=True):
+                case_id = f"{version}-c{cols}-{dtype_id}"
+                yield pytest.param(version, cols, dtype, id=case_id)
+
+
+@pytest.mark.parametrize(("version", "cols", "dtype"), _boundary_cases())
 def test_boundary_columns(version, cols, dtype, device):
     # Three rows: more than one program along the grid.
     check(LAUNCHERS[version], logits((3, cols), dtype, device))
@@ -108,9 +131,23 @@ def test_dispatch_uses_online_softmax_past_the_fused_limit(dtype, device):
     # chunks, so 5 chunks, the last one ragged) and still be right.
     cols = sm.FUSED_MAX_BLOCK + 1
     x = logits((1, cols), dtype, device)
-    with pytest.raises(ValueError, match=r"^x has rows of \d+ columns"):
-        sm.softmax_v1(x)
+    for fused in (sm.softmax_v1, sm.softmax_v3):
+        with pytest.raises(ValueError, match=r"^x has rows of \d+ columns"):
+            fused(x)
     check(sm.softmax, x)
+
+
+def test_launch_config_versions():
+    def kernel(cols, version=None):
+        (launch,) = sm.launch_config(torch.float32, 4, cols, version=version)
+        return launch.kernel
+
+    assert kernel(sm.FUSED_MAX_BLOCK) == "softmax_v3_kernel"
+    assert kernel(sm.FUSED_MAX_BLOCK + 1) == "softmax_v4_kernel"
+    assert kernel(100, "v1") == "softmax_v1_kernel"
+    assert kernel(100, "v2") == "softmax_v2_kernel"
+    with pytest.raises(ValueError, match="version"):
+        sm.launch_config(torch.float32, 4, 100, version="v5")
 
 
 def _layouts(device):
@@ -191,7 +228,11 @@ def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     x, error, argument = _bad_inputs(device)[case]
     monkeypatch.setattr(sm, "softmax_v1_kernel", _NoLaunch())
     monkeypatch.setattr(sm, "softmax_v2_kernel", _NoLaunch())
-    for fn in (sm.softmax, sm.softmax_v1, sm.softmax_v2):
+    monkeypatch.setattr(sm, "softmax_v3_kernel", _NoLaunch())
+    monkeypatch.setattr(sm, "softmax_v4_kernel", _NoLaunch())
+    monkeypatch.setattr(sm, "_KERNELS", {})
+    launchers = (sm.softmax, sm.softmax_v1, sm.softmax_v2, sm.softmax_v3)
+    for fn in (*launchers, sm.softmax_v4):
         with pytest.raises(error, match=rf"^{argument}\b"):
             fn(x)
 
@@ -199,8 +240,9 @@ def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
 @pytest.mark.parametrize("block", [0, 48, 8, 64.0])
 def test_online_block_must_be_a_power_of_two(block, device):
     x = logits((2, 5), torch.float32, device, tag="block")
-    with pytest.raises(ValueError, match=r"^block must be a power of two"):
-        sm.softmax_v2(x, block=block)
+    for online in (sm.softmax_v2, sm.softmax_v4):
+        with pytest.raises(ValueError, match=r"^block must be a power of two"):
+            online(x, block=block)
 
 
 def test_napkin_math():

@@ -55,9 +55,14 @@ def test_a_changed_launch_config_is_reported_as_stale():
     # compiled (say a config that lives outside the kernel's file changed).
     add = DESCRIPTORS["residual_add_relu"]
     other = Launch("residual_add_relu_v1_kernel", {"BLOCK_SIZE": 2048}, num_warps=8)
-    changed = dataclasses.replace(add, launch_config=lambda dtype, shape: [other])
+
+    def config(dtype, shape):  # version 1's tile changed, version 2's not
+        return [other] if shape.get("version") == 1 else add.launch_config(dtype, shape)
+
+    changed = dataclasses.replace(add, launch_config=config)
     problems = artifacts.stale_artifacts(descriptors={add.name: changed})
-    assert len(problems) == len(add.artifact_builds)
+    v1_builds = [b for b in add.artifact_builds if b.shape.get("version") == 1]
+    assert len(problems) == len(v1_builds) == 4
     assert all("launch" in p and "constexprs" in p for p in problems)
     assert problems[0].startswith("residual_add_relu/fp32-aligned:")
 
@@ -431,7 +436,8 @@ def test_attention_artifacts_are_built_with_the_launcher_configs():
     dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     for record in artifacts.load_artifact("attention")["builds"]:
         dtype = dtypes[record["signature"]["q_ptr"].lstrip("*")]
-        config = at.config_for(dtype, record["constexprs"]["HEAD_DIM"])
+        pick = at.config_v2_for if record["function"] == "attention_v2_kernel" else None
+        config = (pick or at.config_for)(dtype, record["constexprs"]["HEAD_DIM"])
         assert record["constexprs"]["BLOCK_M"] == config.BLOCK_M, record["build"]
         assert record["constexprs"]["BLOCK_N"] == config.BLOCK_N, record["build"]
         assert record["num_warps"] == config.num_warps, record["build"]
@@ -477,3 +483,131 @@ def test_a_folder_named_for_another_triton_is_refused(tmp_path, capsys):
     assert artifacts.main([f"--out={folder}", "reduction"]) == 2
     assert "holds Triton 2.9 artifacts" in capsys.readouterr().err
     assert not folder.exists()
+
+
+# ------------------------------------- issue 19's new versions, both Tritons
+
+BOTH_TRITONS = pytest.mark.parametrize(
+    "folder",
+    [artifacts.ARTIFACT_DIR, artifacts.SECOND_DIR],
+    ids=["triton-3.8", f"triton-{artifacts.SECOND_TRITON}"],
+)
+
+
+def _ops(kernel, build, folder):
+    return load_build(kernel, build, folder)["sass_opcodes"]
+
+
+@BOTH_TRITONS
+def test_main_launches_keep_128_bit_accesses_on_odd_lengths(folder):
+    # Version 2's main launches cover whole blocks with no mask, so an odd
+    # length still gets LDG.E.128/STG.E.128; only the tail is scalar.
+    wide = {
+        ("residual_add_relu", "v2-main-fp32-odd-length"): (4, 2),
+        ("residual_add_relu", "v2-main-bf16-odd-length"): (2, 1),
+        ("reduction", "v2-persistent-fp32-odd-length"): (4, 0),
+        ("reduction", "v2-persistent-bf16-odd-length"): (2, 0),
+        ("scan", "single-pass-fp32"): (4, 4),
+        ("scan", "single-pass-bf16"): (2, 2),
+    }
+    for (kernel, build), (loads, stores) in wide.items():
+        sass = _ops(kernel, build, folder)
+        assert sass.get("LDG.E.128") == loads, (kernel, build)
+        assert sass.get("STG.E.128", 0) == stores, (kernel, build)
+        assert "LDG.E" not in sass, (kernel, build)
+        _assert_no_spills(load_build(kernel, build, folder))
+    # The one-program tails: a 32-bit access per element.
+    for kernel, build in [
+        ("residual_add_relu", "v2-tail-fp32-odd-length"),
+        ("scan", "single-pass-tail-fp32"),
+    ]:
+        sass = _ops(kernel, build, folder)
+        assert sass.get("LDG.E", 0) > 0 and "LDG.E.128" not in sass, build
+    # The add's tail: 1024 elements over 128 threads, 8 from each input.
+    assert _ops("residual_add_relu", "v2-tail-fp32-odd-length", folder)["LDG.E"] == 16
+
+
+@BOTH_TRITONS
+def test_single_pass_scan_takes_a_ticket_and_publishes_atomically(folder):
+    sass = _ops("scan", "single-pass-fp32", folder)
+    assert sass.get("ATOMG.E.ADD.STRONG.GPU") == 1  # the ticket
+    assert sass.get("ATOMG.E.EXCH.64.STRONG.GPU") == 2  # total, then prefix
+    # The look-back's atomic read of a state word: an add of 0 with acquire
+    # order compiles to one strong 64-bit load, issued by one thread, whose
+    # value reaches the block through shared memory.
+    assert sass.get("LDG.E.64.STRONG.GPU") == 1
+    assert sass.get("STS.64", 0) >= 1 and sass.get("LDS.64", 0) >= 1
+    assert sass.get("SHFL.UP", 0) > 0  # the scan inside each warp
+
+
+@BOTH_TRITONS
+def test_persistent_sum_loops_over_blocks(folder):
+    record = load_build("reduction", "v2-persistent-fp32-odd-length", folder)
+    # A loop: more branches than version 1's single exit test.
+    v1 = _ops("reduction", "fp32-aligned", folder)
+    assert record["sass_opcodes"]["BRA"] > v1["BRA"]
+
+
+@BOTH_TRITONS
+@pytest.mark.parametrize(
+    "build, hgmma",
+    [
+        ("v2-bf16-tma-persistent", "HGMMA.64x256x16.F32.BF16"),
+        ("v2-fp16-tma-persistent", "HGMMA.64x256x16.F32"),
+        ("v2-bf16-tma-small", "HGMMA.64x128x16.F32.BF16"),
+    ],
+)
+def test_matmul_v2_feeds_wgmma_with_tma(folder, build, hgmma):
+    record = load_build("matmul", build, folder)
+    sass, tile = record["sass_opcodes"], record["constexprs"]
+    assert record["function"] == "matmul_v2_kernel"
+    assert sass.get(hgmma) == tile["BLOCK_K"] // 16
+    # Bulk tensor copies in (UTMALDG) and out (UTMASTG), waited on through
+    # shared-memory barriers; no cp.async (LDGSTS), no per-thread loads of A/B.
+    assert sass.get("UTMALDG.2D", 0) > 0 and sass.get("UTMASTG.2D", 0) > 0
+    assert not any(op.startswith(("LDGSTS", "LDG.E.128", "STG.E")) for op in sass)
+    assert sass.get("SYNCS.PHASECHK.TRANS64.TRYWAIT", 0) > 0
+    # Every stage holds an A and a B tile; the epilogue's C tile on top.
+    stage_bytes = (tile["BLOCK_M"] + tile["BLOCK_N"]) * tile["BLOCK_K"] * 2
+    assert record["shared_bytes"] >= record["num_stages"] * stage_bytes
+    assert record["shared_bytes"] <= 227 * 1024  # sm_90a's per-block limit
+    _assert_no_spills(record)
+
+
+@BOTH_TRITONS
+def test_softmax_v4_takes_fewer_exponentials_and_v3_loads_ahead(folder):
+    # 4096-wide chunks over 256 threads: 16 values per thread. v2 takes two
+    # exponentials per value in its first pass; v4 one. Both take one in the
+    # second pass and one per lane in the merge.
+    v2 = _ops("softmax", "v2-bf16-4096", folder)["MUFU.EX2"]
+    v4 = _ops("softmax", "v4-bf16-4096", folder)["MUFU.EX2"]
+    assert (v2, v4) == (4 * 16, 3 * 16)
+    # v3 loads the next row before reducing this one: twice v1's loads,
+    # and every load ahead of the first barrier of the reductions.
+    v3 = load_build("softmax", "v3-fp32-4096", folder)
+    v1 = _ops("softmax", "v1-fp32-4096", folder)
+    assert v3["sass_opcodes"]["LDG.E.128"] == 2 * v1["LDG.E.128"]
+    ops = [line.split()[1] if line.startswith("@") else line.split()[0]
+           for line in v3["sass_excerpt"]]  # fmt: skip
+    first_barrier = ops.index("BAR.SYNC.DEFER_BLOCKING")
+    assert ops[:first_barrier].count("LDG.E.128") == 8
+
+
+@BOTH_TRITONS
+@pytest.mark.parametrize(
+    "build", ["v2-bf16-d128", "v2-bf16-d128-causal", "v2-fp16-d64-causal"]
+)
+def test_attention_v2_folds_the_scale_into_one_multiply_add(folder, build):
+    record = load_build("attention", build, folder)
+    sass, tile = record["sass_opcodes"], record["constexprs"]
+    assert tile["BLOCK_N"] == 128 and record["function"] == "attention_v2_kernel"
+    # Each thread holds BLOCK_M * BLOCK_N / threads scores per key step and
+    # gives each one FFMA (qk * scale - m) and one EX2, in both the mask-free
+    # and the masked loop; plus an EX2 per row for the rescale.
+    scores = tile["BLOCK_M"] * tile["BLOCK_N"] // (32 * record["num_warps"])
+    assert sass.get("FFMA", 0) >= 2 * scores
+    assert sass.get("MUFU.EX2", 0) >= 2 * scores
+    dtype = "BF16" if build.startswith("v2-bf16") else ""
+    qk = f"HGMMA.64x128x16.F32{'.' + dtype if dtype else ''}"
+    assert sass.get(qk, 0) > 0  # 128 keys per score tile
+    _assert_no_spills(record)
