@@ -162,7 +162,6 @@ def lengths_text() -> str:
     return f"{len(LENGTHS)} requests with output lengths {LENGTHS}, {BATCH} slots"
 
 
-# --8<-- [start:gantt]
 def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
     """Slots (rows) against steps (columns) for both policies; a coloured
     cell is a slot doing useful work, an empty one is idle."""
@@ -220,7 +219,6 @@ def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
     return fig
 
 
-# --8<-- [end:gantt]
 
 
 # Exercise 2: a static batch and its idle slots.

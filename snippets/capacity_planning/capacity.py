@@ -119,7 +119,6 @@ def sweep_table() -> str:
     return "\n".join(lines)
 
 
-# --8<-- [start:curve]
 def load_curve(speedup: float = 2.0):
     """p99 TTFT against offered load, simulated with the measured CPU step
     time and with kernels `speedup` times faster; the objective dashed."""
@@ -156,7 +155,6 @@ def load_curve(speedup: float = 2.0):
     return fig
 
 
-# --8<-- [end:curve]
 
 
 # Exercise 1: Little's law for a GPU fleet (latencies as a reader measured).

@@ -125,7 +125,6 @@ def waste_table(block_sizes=(1, 4, 16, 64)) -> str:
     return "\n".join(lines)
 
 
-# --8<-- [start:pool-picture]
 def pool_picture(
     lengths: tuple = (37, 12, 21), block_size: int = 8, num_blocks: int = 16
 ):
@@ -180,7 +179,6 @@ def pool_picture(
     return fig
 
 
-# --8<-- [end:pool-picture]
 
 
 # Exercise 1: the example model with 4,096-token sequences.

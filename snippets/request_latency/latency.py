@@ -127,7 +127,6 @@ def exercise_text(which: str) -> str:
     raise ValueError(f"which must name an exercise text, got {which!r}")
 
 
-# --8<-- [start:timeline]
 def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
     """One request on a time axis: waiting, prefill, then one decode step per
     token, with TTFT and TPOT marked. Durations in units of one decode step."""
@@ -170,7 +169,6 @@ def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
     return fig
 
 
-# --8<-- [end:timeline]
 
 
 if __name__ == "__main__":

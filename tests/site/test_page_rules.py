@@ -42,6 +42,16 @@ def test_at_most_one_how_we_know_block_per_page(built_site):
     assert not crowded, f'pages with more than one "How we know" block: {crowded}'
 
 
+def test_provenance_is_a_tag_not_a_box(built_site):
+    # Evidence is a one-line tag at the claim; the rest goes in the fold.
+    boxed = [
+        rel
+        for rel, html in built_pages(built_site)
+        if re.search(r'<p class="admonition-title">Evidence', html)
+    ]
+    assert not boxed, f"pages with an Evidence box instead of a tag: {boxed}"
+
+
 def test_run_boxes_show_the_standard_command_and_its_output(built_site):
     boxes = 0
     for rel, html in built_pages(built_site):

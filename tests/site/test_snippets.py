@@ -56,8 +56,10 @@ def included_targets() -> set[str]:
 RUN_ALL = """
 import contextlib, io, json, runpy, sys, traceback
 failures, outputs = {}, {}
-for path in sys.argv[1:]:
+paths = sys.argv[1:]
+for path in paths:
     buffer = io.StringIO()
+    sys.argv = [path]  # each file runs as `python FILE`, with no arguments
     try:
         with contextlib.redirect_stdout(buffer):
             runpy.run_path(path, run_name="__main__")
