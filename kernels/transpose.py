@@ -266,6 +266,16 @@ DESCRIPTOR = Descriptor(
             "128-bit too",
             fixed=_UNIT_STRIDE,
         ),
+        ArtifactBuild(
+            build="tiled-bf16",
+            dtype="bfloat16",
+            shape=_rc(1024, 1024),
+            signature={**_SIGNATURE, "x_ptr": "*bf16", "out_ptr": "*bf16"},
+            aligned=_ALIGNED,
+            shows="2-byte elements: the transposed read from shared memory "
+            "becomes ldmatrix with transpose",
+            fixed=_UNIT_STRIDE,
+        ),
     ),
     grid_probe={"rows": 2, "cols": 4_200_000},  # N / 64 = 65625 column tiles
 )
