@@ -219,8 +219,6 @@ def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
     return fig
 
 
-
-
 # Exercise 2: a static batch and its idle slots.
 EX_LENGTHS = [20, 500, 30, 40]
 

@@ -155,8 +155,6 @@ def load_curve(speedup: float = 2.0):
     return fig
 
 
-
-
 # Exercise 1: Little's law for a GPU fleet (latencies as a reader measured).
 EX1 = dict(
     requests_per_s=20.0, ttft_ms=300.0, tpot_ms=30.0, output_tokens=400, max_batch=64

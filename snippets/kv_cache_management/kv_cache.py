@@ -179,8 +179,6 @@ def pool_picture(
     return fig
 
 
-
-
 # Exercise 1: the example model with 4,096-token sequences.
 # Exercise 2: prefix sharing for a chat system prompt.
 EX2 = dict(requests=32, prefix=1000, own=200, block_size=16)

@@ -169,8 +169,6 @@ def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
     return fig
 
 
-
-
 if __name__ == "__main__":
     for key in ("ttft", "tpot", "e2e", "decode_share"):
         print(key, worked_text(key))
