@@ -14,7 +14,11 @@ def result():
 
 
 def test_simulator_and_engine_agree_on_the_cpu(result):
+    covered = measured.claimed(result)
+    assert len(covered) >= 2, "the run has too few loads below saturation"
     for row in measured.replay(result):
+        if row["offered_rps"] not in covered:
+            continue  # near saturation: shown on the page, not claimed
         m, s = row["measured"], row["simulated"]
         for key in ("ttft_p50_s", "tpot_p50_s"):
             assert measured.agrees(m[key], s[key]), (row["offered_rps"], key, m, s)
