@@ -38,6 +38,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -66,6 +67,7 @@ def bwrap_args(jobs: Path, device: str) -> list[str]:
         "/tmp",
         "--tmpfs",
         "/dev/shm",
+        *_rebind_under_tmp(),
         "--bind",
         str(jobs),
         INSIDE_JOBS,
@@ -75,6 +77,29 @@ def bwrap_args(jobs: Path, device: str) -> list[str]:
         "--chdir",
         os.getcwd(),
     ]
+
+
+def _rebind_under_tmp() -> list[str]:
+    """Read-only binds for what the worker needs that the private /tmp and
+    /dev/shm would hide: a checkout or a virtual environment under /tmp (a
+    CI clone often is) must stay visible inside the sandbox."""
+    roots = [Path.cwd(), Path(sys.prefix), Path(sys.base_prefix)]
+    roots += [Path(entry) for entry in sys.path if entry]
+    private = (Path("/tmp"), Path("/dev/shm"))
+    hidden = sorted(
+        {
+            path.resolve()
+            for path in roots
+            if path.exists()
+            and any(path.resolve().is_relative_to(top) for top in private)
+        },
+        key=lambda p: len(p.parts),
+    )
+    kept: list[Path] = []
+    for path in hidden:  # a folder's bind covers everything inside it
+        if path not in private and not any(path.is_relative_to(k) for k in kept):
+            kept.append(path)
+    return [arg for path in kept for arg in ("--ro-bind", str(path), str(path))]
 
 
 @functools.cache

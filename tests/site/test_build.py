@@ -33,9 +33,10 @@ def build_variant(tmp_path, body: str, access: str | None = "free"):
 
 def test_real_site_builds_strictly_and_fast(site_build):
     site, result = site_build  # the fixture fails the test if the build did
-    # The budget is 5 s on 2 cores; the margin absorbs a busy worker and the
-    # import-time report.
-    assert result.elapsed_s < 20, f"site build took {result.elapsed_s:.1f} s"
+    # About 12 s on an idle 2-core machine (46 pages, 23 diagrams, the run
+    # boxes' models); the margin absorbs a fresh clone's first imports, the
+    # import-time report and the other worker's load.
+    assert result.elapsed_s < 30, f"site build took {result.elapsed_s:.1f} s"
     assert (site / LESSON / "index.html").is_file()
 
 

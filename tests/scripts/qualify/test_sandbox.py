@@ -29,6 +29,18 @@ def test_bubblewrap_command_makes_everything_read_only_but_the_jobs(tmp_path):
     assert "--dev-bind" in sandbox.bwrap_args(tmp_path, "cuda")
 
 
+def test_a_checkout_under_tmp_stays_visible_inside(tmp_path, monkeypatch):
+    # A CI clone under /tmp would vanish behind the private /tmp.
+    checkout = (tmp_path / "clone").resolve()
+    (checkout / "sub").mkdir(parents=True)
+    monkeypatch.chdir(checkout / "sub")
+    monkeypatch.setattr(sandbox.sys, "path", [str(checkout), str(checkout / "sub")])
+    joined = " ".join(sandbox.bwrap_args(tmp_path / "jobs", "cpu"))
+    assert f"--ro-bind {checkout} {checkout}" in joined
+    assert f"--ro-bind {checkout / 'sub'}" not in joined  # covered by the parent
+    assert joined.index("--tmpfs /tmp") < joined.index(f"--ro-bind {checkout}")
+
+
 def test_forcing_the_fallback_is_stated_in_the_isolation(monkeypatch):
     monkeypatch.setenv("QUALIFY_SANDBOX", "fallback")
     sandbox.bwrap_works.cache_clear()
