@@ -377,9 +377,12 @@ def _shape(row: dict) -> str:
 
 
 def format_ms(ms: float) -> str:
+    """A duration in the unit that keeps it to three digits: µs, ms or s."""
     if ms < 1.0:
         return f"{ms * 1e3:.3g} µs"
-    return f"{ms:.3g} ms"
+    if ms < 1e3:
+        return f"{ms:.3g} ms"
+    return f"{ms / 1e3:.3g} s"
 
 
 def _timed(row: dict | None) -> bool:

@@ -55,12 +55,17 @@ def fmt_time(seconds: float) -> str:
     return f"{seconds / 1e-9:.3g} ns"
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def fmt_num(value: float) -> str:
-    """A count or ratio as a reader says it: '0.167', '206', '1.1e+12'."""
+    """A count or ratio as a reader says it: '0.167', '206', '1.34×10⁸'."""
     if value == 0:
         return "0"
     if abs(value) >= 1e6:
-        return f"{value:.3g}"
+        mantissa, exponent = f"{value:.2e}".split("e")
+        power = str(int(exponent)).translate(_SUPERSCRIPT)
+        return f"{float(mantissa):.3g}×10{power}"
     if abs(value) >= 100:
         return f"{value:,.0f}"
     return f"{value:.3g}"

@@ -52,6 +52,23 @@ def test_provenance_is_a_tag_not_a_box(built_site):
     assert not boxed, f"pages with an Evidence box instead of a tag: {boxed}"
 
 
+SCIENTIFIC_WITH_UNIT_RE = re.compile(
+    r"\d(?:\.\d+)?e[+-]\d+\s*(?:ms|µs|ns|s|B|kB|MB|GB|FLOPs?)\b"
+)
+
+
+def test_quantities_are_never_printed_in_scientific_notation(built_site):
+    # "2.11e+03 ms" reads badly: a quantity picks the unit that fits instead.
+    found = []
+    for rel, html in built_pages(built_site):
+        prose = re.sub(r"<(pre|code|svg)[\s\S]*?</\1>", " ", html)
+        text = re.sub(r"<[^>]+>", " ", prose)
+        found += [
+            f"{rel}: {m.group(0)}" for m in SCIENTIFIC_WITH_UNIT_RE.finditer(text)
+        ]
+    assert not found, found
+
+
 def test_run_boxes_show_the_standard_command_and_its_output(built_site):
     boxes = 0
     for rel, html in built_pages(built_site):

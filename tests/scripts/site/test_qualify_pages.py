@@ -193,3 +193,9 @@ def test_a_candidates_words_cannot_break_the_page(monkeypatch):
     assert "<script>" not in table and "a &#124; b" in table
     verdict["cases"][0]["result"] = "fail"
     assert pages.printed_failure("generated_candidate").startswith("````text\n")
+
+
+def test_durations_never_print_in_scientific_notation():
+    assert pages.format_ms(0.0043) == "4.3 µs"
+    assert pages.format_ms(26.3) == "26.3 ms"
+    assert pages.format_ms(2110.0) == "2.11 s"

@@ -53,4 +53,6 @@ def test_formatting():
     assert rl.fmt_time(1.11e-3) == "1.11 ms"
     assert rl.fmt_time(3.5e-8) == "35 ns"
     assert rl.fmt_num(0) == "0" and rl.fmt_num(2730.7) == "2,731"
+    assert rl.fmt_num(134_217_728) == "1.34×10⁸"
+    assert rl.fmt_num(1.1e12) == "1.1×10¹²"
     assert rl.fmt_bytes(805306368) == "805 MB"
