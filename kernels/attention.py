@@ -10,13 +10,28 @@ Versions
     Tiles that need no mask (below the causal diagonal, inside S) run a
     mask-free step; only the diagonal and ragged-end tiles pay for masks.
 
-    ``attention_v2_kernel`` (the launcher's default): the same algorithm
-    with 128-wide key blocks for 16-bit inputs (half as many steps, each
-    rescale amortized over twice the keys); the softmax scale folded into
-    the exponent as one multiply-add, ``exp2(qk * scale - m)``, with the
-    max taken on the raw scores; and, when causal, each head's query tiles
-    in descending order, so the heaviest tiles (the most keys) start first
-    and the light ones fill the tail. ``attention_v1`` keeps version 1.
+    ``attention_v2_kernel``: the same algorithm with 128-wide key blocks
+    for 16-bit inputs (half as many steps, each rescale amortized over
+    twice the keys); the softmax scale folded into the exponent as one
+    multiply-add, ``exp2(qk * scale - m)``, with the max taken on the raw
+    scores; and, when causal, each head's query tiles in descending order,
+    so the heaviest tiles (the most keys) start first and the light ones
+    fill the tail. ``attention_v1`` keeps version 1, ``attention_v2``
+    version 2 (the launcher's choice where version 3 cannot go).
+
+    ``attention_v3_kernel`` (the launcher's choice for 16-bit inputs whose
+    rows of D elements span multiples of 16 bytes, 16-byte aligned):
+    version 2's math and tiles, with q, k, v and the output moved by TMA
+    tensor descriptors built on the host (``TensorDescriptor``), each
+    seeing its tensor as (B * H, S, D). The hardware copies whole tiles
+    into shared memory (``UTMALDG`` in SASS), filling rows past S and
+    columns past D with zeros, and stores the output through one
+    (``UTMASTG``) clipped to S and D: no load or store masks, no address
+    arithmetic per element. Other inputs (float32, D = 20, a misaligned
+    view) take version 2, so ``launch_config`` describes contiguous inputs.
+    No warp specialisation: on sm_90a, Triton 3.6 and 3.8 both ignore
+    ``tl.range(..., warp_specialize=True)`` on this loop at 8 warps, and
+    their Hopper warp-specialization pass fails on it at 4.
 
 Contract
     ``q``, ``k``, ``v`` of one shape (B, H, S, D), one dtype (float32, float16
@@ -41,7 +56,8 @@ Configs (fixed, so compiled artifacts are reproducible)
     16-bit, D <= 64: 128 x 64 tiles, 4 warps, 3 stages. 16-bit, D > 64:
     128 x 64 tiles, 8 warps, 3 stages. float32: 32 x 16 tiles, 4 warps, 2
     stages (IEEE float32 products use FMA units and registers; larger tiles
-    spill). The interpreter runs the same configs.
+    spill). Versions 2 and 3, 16-bit: 128 x 128 tiles, 8 warps, 3 stages
+    for D <= 64, 2 above. The interpreter runs the same configs.
 
 Napkin math
     ``bytes_moved``: read q, k, v once and write the output once,
@@ -100,7 +116,14 @@ def config_v2_for(dtype: torch.dtype, head_dim: int) -> AttentionConfig:
     return AttentionConfig(128, 128, num_warps=8, num_stages=2)
 
 
-LATEST = 2
+LATEST = 3
+
+
+def tma_shape_ok(dtype: torch.dtype, D: int) -> bool:
+    """Whether contiguous (B, H, S, D) inputs of this dtype suit version 3:
+    a 16-bit dtype, and rows of D elements spanning a multiple of 16 bytes,
+    as a TMA descriptor requires of every stride but the last."""
+    return dtype in (torch.bfloat16, torch.float16) and (D * 2) % 16 == 0
 
 
 def launch_config(
@@ -115,11 +138,24 @@ def launch_config(
     version: int = LATEST,
 ) -> list[Launch]:
     """One launch with the version's config (or ``config``), none for empty
-    inputs. The launcher adds ``INTERPRETED``, which follows the device."""
+    inputs. Version 3 (for contiguous inputs) takes ``attention_v3_kernel``
+    where ``tma_shape_ok``, else version 2. The launcher adds
+    ``INTERPRETED``, which follows the device."""
     if B * H * S * D == 0:
         return []
-    if version not in (1, 2):
-        raise ValueError(f"version must be 1 or 2, got {version}")
+    if version not in (1, 2, 3):
+        raise ValueError(f"version must be 1, 2 or 3, got {version}")
+    if version == 3 and tma_shape_ok(dtype, D):
+        config = config or config_v2_for(dtype, D)
+        constexprs = {
+            "BLOCK_D": max(16, triton.next_power_of_2(D)),
+            "BLOCK_M": config.BLOCK_M,
+            "BLOCK_N": config.BLOCK_N,
+            "CAUSAL": causal,
+        }
+        options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        return [Launch("attention_v3_kernel", constexprs, **options)]
+    version = min(version, 2)  # version 3 falls back to version 2
     kernel = "attention_kernel" if version == 1 else "attention_v2_kernel"
     config = config or (config_for if version == 1 else config_v2_for)(dtype, D)
     constexprs = {
@@ -317,6 +353,80 @@ def attention_v2_kernel(
     tl.store(out_ptrs, out.to(out_ptr.dtype.element_ty), mask=q_mask)
 
 
+@triton.jit
+def _attend_v3(
+    acc, m_i, l_i, q, k_desc, v_desc, head, offs_m, offs_n, S, qk_scale,
+    start, stop, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr, INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    """Version 3's step: version 2's math on tiles the TMA unit copies."""
+    for n0 in range(start, stop, BLOCK_N):
+        # One bulk tensor copy per tile; keys past S and columns past D
+        # arrive as zeros, so the loads need no masks.
+        k = k_desc.load([head, n0, 0]).reshape(BLOCK_N, BLOCK_D)
+        v = v_desc.load([head, n0, 0]).reshape(BLOCK_N, BLOCK_D)
+        if INTERPRETED:  # the CPU interpreter cannot tl.dot bfloat16 tiles
+            k = k.to(tl.float32)
+            v = v.to(tl.float32)
+        qk = tl.dot(q, tl.trans(k))
+        if MASKED:  # a zero key past S still scores 0: drop it
+            key = n0 + offs_n
+            keep = (key < S)[None, :]
+            if CAUSAL:
+                keep = keep & (key[None, :] <= offs_m[:, None])
+            qk = tl.where(keep, qk, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, axis=1) * qk_scale)
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(qk * qk_scale - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_new
+    return acc, m_i, l_i
+
+
+@triton.jit
+def attention_v3_kernel(
+    q_desc, k_desc, v_desc, o_desc, S, qk_scale,
+    BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    CAUSAL: tl.constexpr, INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    # Each descriptor sees its tensor as (B * H, S, D): a copy never crosses
+    # into the next head, whatever S is.
+    pid = tl.program_id(axis=0)
+    tiles_m = tl.cdiv(S, BLOCK_M)
+    tile_m = pid % tiles_m
+    if CAUSAL:  # heavy first, as in version 2
+        tile_m = tiles_m - 1 - tile_m
+    head = pid // tiles_m
+    row = tile_m * BLOCK_M
+    offs_m = row + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = q_desc.load([head, row, 0]).reshape(BLOCK_M, BLOCK_D)
+    if INTERPRETED:
+        q = q.to(tl.float32)
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+    if CAUSAL:
+        free_end = row
+        stop = tl.minimum(row + BLOCK_M, S)
+    else:
+        free_end = S // BLOCK_N * BLOCK_N
+        stop = S
+    acc, m_i, l_i = _attend_v3(
+        acc, m_i, l_i, q, k_desc, v_desc, head, offs_m, offs_n, S, qk_scale,
+        0, free_end, BLOCK_N, BLOCK_D, False, CAUSAL, INTERPRETED,
+    )  # fmt: skip
+    acc, m_i, l_i = _attend_v3(
+        acc, m_i, l_i, q, k_desc, v_desc, head, offs_m, offs_n, S, qk_scale,
+        free_end, stop, BLOCK_N, BLOCK_D, True, CAUSAL, INTERPRETED,
+    )  # fmt: skip
+    out = (acc / l_i[:, None]).to(o_desc.dtype)
+    # The store is clipped to S and D by the descriptor.
+    o_desc.store([head, row, 0], out.reshape(1, BLOCK_M, BLOCK_D))
+
+
 def validate(q: object, k: object, v: object, causal: object) -> None:
     """Raise TypeError or ValueError naming the bad argument; launch nothing."""
     for name, value in (("q", q), ("k", k), ("v", v)):
@@ -360,7 +470,7 @@ def attention_with_config(
     version: int = LATEST,
 ) -> torch.Tensor:
     """Attention with the given tiles (tests use small tiles on small S),
-    by version 2 (default) or 1."""
+    by version 3 (default; version 2 where ``tma_inputs_ok`` fails), 2 or 1."""
     validate(q, k, v, causal)
     if config.BLOCK_M % config.BLOCK_N:
         raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
@@ -369,6 +479,9 @@ def attention_with_config(
     out = torch.empty_like(q)
     if out.numel() == 0:
         return out
+    if version == 3 and tma_inputs_ok(q, k, v, out):
+        return _attention_v3(q, k, v, out, causal, config)
+    version = min(version, 2)
     (launch,) = launch_config(q.dtype, B, H, S, D, causal, config, version=version)
     kernel = attention_kernel if version == 1 else attention_v2_kernel
     grid = (triton.cdiv(S, config.BLOCK_M) * B * H,)
@@ -384,10 +497,79 @@ def attention_with_config(
 def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
 ) -> torch.Tensor:
-    """Scaled dot-product attention over (B, H, S, D) tensors (version 2)."""
+    """Scaled dot-product attention over (B, H, S, D) tensors: version 3
+    where TMA can take the inputs, else version 2."""
     validate(q, k, v, causal)
     config = config_v2_for(q.dtype, q.shape[-1])
     return attention_with_config(q, k, v, causal, config)
+
+
+def attention_v2(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
+) -> torch.Tensor:
+    """Version 2 alone, whatever the inputs."""
+    validate(q, k, v, causal)
+    config = config_v2_for(q.dtype, q.shape[-1])
+    return attention_with_config(q, k, v, causal, config, version=2)
+
+
+def tma_inputs_ok(*tensors: torch.Tensor) -> bool:
+    """Whether these contiguous (B, H, S, D) tensors suit version 3:
+    ``tma_shape_ok`` for their dtype and D, and 16-byte aligned starts."""
+    q = tensors[0]
+    return tma_shape_ok(q.dtype, q.shape[-1]) and all(
+        t.is_contiguous() and t.data_ptr() % 16 == 0 for t in tensors
+    )
+
+
+def attention_v3(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    causal: bool = False,
+    config: AttentionConfig | None = None,
+) -> torch.Tensor:
+    """Version 3: q, k, v and the output through TMA tensor descriptors.
+    ``config`` overrides the tiles (tests use small ones)."""
+    validate(q, k, v, causal)
+    config = config or config_v2_for(q.dtype, q.shape[-1])
+    if config.BLOCK_M % config.BLOCK_N:
+        raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    out = torch.empty_like(q)
+    if out.numel() == 0:
+        return out
+    if not tma_inputs_ok(q, k, v, out):
+        raise ValueError(
+            "q, k and v must be 16-bit with rows of D spanning a multiple of "
+            "16 bytes and 16-byte aligned"
+        )
+    return _attention_v3(q, k, v, out, causal, config)
+
+
+def _attention_v3(q, k, v, out, causal, config):
+    """Launch version 3 on contiguous, aligned inputs."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    B, H, S, D = q.shape
+    (launch,) = launch_config(q.dtype, B, H, S, D, causal, config, version=3)
+    bm, bn, bd = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_D"))
+
+    # Each tensor seen as (B * H, S, D), so a tile stops at its head's end;
+    # rows past S and columns past D (D = 80 in a 128-wide tile) read as
+    # zeros and are never written.
+    def describe(t, rows):
+        return TensorDescriptor(t, [B * H, S, D], [S * D, D, 1], [1, rows, bd])
+
+    grid = (triton.cdiv(S, bm) * B * H,)
+    attention_v3_kernel[grid](
+        describe(q, bm), describe(k, bn), describe(v, bn), describe(out, bm),
+        S, LOG2_E / math.sqrt(D),
+        **launch.constexprs,
+        INTERPRETED=q.device.type == "cpu",
+        **launch.options(),
+    )  # fmt: skip
+    return out
 
 
 def attention_v1(
@@ -470,6 +652,31 @@ def _build(dtype: str, D: int, causal: bool, build: str, shows: str, version: in
         aligned=("q_ptr", "k_ptr", "v_ptr", "out_ptr", "S"),
         shows=shows,
         fixed={"INTERPRETED": False},  # compiled for the GPU
+    )
+
+
+def _v3_build(dtype: str, D: int, causal: bool, build: str, shows: str):
+    """A version 3 build: the descriptors' types carry the tile shapes."""
+    name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
+    config = config_v2_for(getattr(torch, name), D)
+    bd = max(16, triton.next_power_of_2(D))
+    q_tile = f"tensordesc<{dtype}[1, {config.BLOCK_M}, {bd}]>"
+    kv_tile = f"tensordesc<{dtype}[1, {config.BLOCK_N}, {bd}]>"
+    return ArtifactBuild(
+        build=build,
+        dtype=name,
+        shape=_bhsd(4, 16, 4096, D, causal),
+        signature={
+            "q_desc": q_tile,
+            "k_desc": kv_tile,
+            "v_desc": kv_tile,
+            "o_desc": q_tile,
+            "S": "i32",
+            "qk_scale": "fp32",
+        },
+        aligned=("S",),
+        shows=shows,
+        fixed={"INTERPRETED": False},
     )
 
 
@@ -585,6 +792,28 @@ DESCRIPTOR = Descriptor(
             "v2-fp16-d64-causal",
             "version 2, D = 64: 128-wide key blocks on 8 warps",
             version=2,
+        ),
+        _v3_build(
+            "bf16",
+            128,
+            False,
+            "v3-bf16-d128-tma",
+            "version 3: q, k and v tiles arrive by TMA bulk tensor copies "
+            "(UTMALDG), the output leaves by one (UTMASTG); version 2's math",
+        ),
+        _v3_build(
+            "bf16",
+            128,
+            True,
+            "v3-bf16-d128-causal-tma",
+            "version 3, causal: the same copies, heavy query tiles first",
+        ),
+        _v3_build(
+            "fp16",
+            64,
+            True,
+            "v3-fp16-d64-causal-tma",
+            "version 3, D = 64: 64-wide descriptor tiles, three stages",
         ),
     ),  # fmt: skip
     grid_probe={

@@ -110,9 +110,10 @@ def with_config(config, version=at.LATEST):
     )
 
 
-# Version 2's 16-bit configs use 128 x 128 tiles, float32 32 x 16. S = 150 gives two
-# query tiles (three for float32: five) and a ragged last key tile; D = 80
-# is padded to 128 inside the kernel.
+# The launcher runs version 3 (TMA descriptors) on these 16-bit inputs and
+# version 2 on float32. Version 2's and 3's 16-bit configs use 128 x 128
+# tiles, float32 32 x 16. S = 150 gives two query tiles (five for float32)
+# and a ragged last key tile; D = 80 is padded to 128 inside the kernel.
 SHAPES = {
     "s1-d16": (1, 1, 1, 16),
     "b2-s150-d64": (2, 1, 150, 64),
@@ -131,13 +132,15 @@ def test_boundary_shapes_with_the_real_configs(shape, dtype, causal, device):
 SMALL = at.AttentionConfig(32, 16, num_warps=4, num_stages=2)
 
 
-@pytest.mark.parametrize("version", [1, 2], ids=["v1", "v2"])
+@pytest.mark.parametrize("version", [1, 2, 3], ids=["v1", "v2", "v3"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("D", [16, 24], ids=lambda d: f"d{d}")
 def test_small_tiles_many_programs(D, causal, version, device):
     # S = 73: three query tiles, five key tiles, the last one ragged; each
     # causal diagonal spans two masked key tiles; two heads, so the flattened
-    # grid walks two heads' query tiles (version 2, causal: in reverse).
+    # grid walks two heads' query tiles (versions 2 and 3, causal: in
+    # reverse). Version 3: the descriptors' zero fill stops at each head's
+    # S = 73 rows and at D = 24 columns of a 32-wide tile.
     q, k, v = qkv((1, 2, 73, D), torch.float16, device)
     check(with_config(SMALL, version), q, k, v, causal)
 
@@ -148,17 +151,54 @@ def test_v1_with_its_real_config(causal, device):
     check(at.attention_v1, *qkv((1, 1, 150, 64), torch.bfloat16, device), causal)
 
 
+def test_v2_with_its_real_config(device):
+    # The launcher now runs version 3 on 16-bit inputs; version 2's own
+    # 128 x 128 tiles: two query tiles, a ragged key tile, D = 80 padded,
+    # causal, so both the free and the masked step run.
+    check(at.attention_v2, *qkv((1, 1, 150, 80), torch.float16, device), True)
+
+
 def test_launch_config_versions():
-    def block_n(dtype, D, version=2):
+    def block_n(dtype, D, version=3):
         (launch,) = at.launch_config(dtype, 1, 1, 4096, D, True, version=version)
         return launch.kernel, launch.constexprs["BLOCK_N"], launch.num_warps
 
-    assert block_n(torch.bfloat16, 128) == ("attention_v2_kernel", 128, 8)
-    assert block_n(torch.float16, 64) == ("attention_v2_kernel", 128, 8)
+    assert block_n(torch.bfloat16, 128) == ("attention_v3_kernel", 128, 8)
+    assert block_n(torch.float16, 64) == ("attention_v3_kernel", 128, 8)
+    assert block_n(torch.bfloat16, 80) == ("attention_v3_kernel", 128, 8)
+    assert block_n(torch.bfloat16, 128, version=2) == ("attention_v2_kernel", 128, 8)
     assert block_n(torch.bfloat16, 128, version=1) == ("attention_kernel", 64, 8)
+    # Where a descriptor cannot apply, version 3 is version 2.
     assert block_n(torch.float32, 128) == ("attention_v2_kernel", 16, 4)
+    assert block_n(torch.bfloat16, 20) == ("attention_v2_kernel", 128, 8)  # 40 B
     with pytest.raises(ValueError, match="version"):
         at.launch_config(torch.float32, 1, 1, 4, 16, False, version=0)
+
+
+def test_launcher_picks_v3_only_where_tma_can_take_the_inputs(device):
+    from kernels.launches import record_launches
+
+    shape = (1, 2, 9, 16)
+    q, k, v = qkv(shape, torch.bfloat16, device, tag="pick")
+    spare = random_tensor((2 * 9 * 16 + 1,), torch.bfloat16, device, seed=7)
+    shifted = spare[1:].view(shape)  # contiguous, 2 bytes past alignment
+    q20, k20, v20 = qkv((1, 2, 9, 20), torch.bfloat16, device, tag="d20")
+    transposed = qkv((1, 9, 2, 16), torch.bfloat16, device, tag="t")[0]
+    cases = {
+        "attention_v3_kernel": (q, k, v),
+        "attention_v2_kernel": (q, shifted, v),  # misaligned start
+        "attention_v2_kernel ": (q20, k20, v20),  # rows of 40 bytes
+        "attention_v3_kernel ": (transposed.transpose(1, 2), k, v),  # copied
+        "attention_v2_kernel  ": (q.float(), k.float(), v.float()),
+    }
+    for kernel, (x, y, z) in cases.items():
+        with record_launches() as log:
+            check(at.attention, x, y, z, True)
+        assert [launch.kernel for launch in log.launches()] == [kernel.strip()]
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        at.attention_v3(q, shifted, v)
+    with pytest.raises(ValueError, match="16-bit"):
+        at.attention_v3(q.float(), k.float(), v.float())
 
 
 def test_non_contiguous_inputs(device):
@@ -280,7 +320,9 @@ def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     q, k, v, causal, error, argument = _bad_inputs(device)[case]
     monkeypatch.setattr(at, "attention_kernel", _NoLaunch())
     monkeypatch.setattr(at, "attention_v2_kernel", _NoLaunch())
-    for launcher in (at.attention, at.attention_v1):
+    monkeypatch.setattr(at, "attention_v3_kernel", _NoLaunch())
+    launchers = (at.attention, at.attention_v1, at.attention_v2, at.attention_v3)
+    for launcher in launchers:
         with pytest.raises(error, match=rf"^{argument}\b"):
             launcher(q, k, v, causal)
 
