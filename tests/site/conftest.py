@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.shared import shared_dir
 from tests.site.sitebuild import CONFIG, build_errors, run_build
-
-
-def _shared_dir(tmp_path_factory) -> Path:
-    """A folder every worker of this session sees: the parent of the
-    workers' own temporary roots under xdist, the root itself without it."""
-    root = tmp_path_factory.getbasetemp()
-    return root.parent if root.name.startswith("popen-gw") else root
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +22,7 @@ def site_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     (its ``elapsed_s`` attribute holds the build's wall time). The first
     worker to ask builds it under a lock; the others wait and reuse it, so a
     session pays for one build, not one per worker."""
-    shared = _shared_dir(tmp_path_factory)
+    shared = shared_dir(tmp_path_factory)
     site, record = shared / "real-site", shared / "real-site.json"
     with open(shared / "real-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes

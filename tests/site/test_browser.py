@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.helpers.shared import once_per_session
 from tests.site.sitebuild import ROOT
 
 pytestmark = pytest.mark.browser
@@ -428,7 +429,20 @@ def check_calculators(page, found: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def survey(browser, server, built_site) -> dict:
+def survey(request, tmp_path_factory, built_site) -> dict:
+    """The survey's findings, gathered once per test session: a second xdist
+    worker running some of these tests reads them instead of loading every
+    page again (the browser starts only where the survey runs)."""
+
+    def gather() -> dict:
+        browser = request.getfixturevalue("browser")
+        server = request.getfixturevalue("server")
+        return run_survey(browser, server, built_site)
+
+    return once_per_session(tmp_path_factory, "browser-survey", gather)
+
+
+def run_survey(browser, server, built_site) -> dict:
     visit = Visit(browser, server, DESKTOP)
     page = visit.page
     found: dict = {
@@ -542,7 +556,7 @@ def survey(browser, server, built_site) -> dict:
             f"browser survey of {len(site_pages(built_site))} pages (s): "
             + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())
         )
-        yield found
+        return found
     finally:
         visit.close()
 

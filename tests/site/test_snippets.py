@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from scripts.site.run_boxes import RECORD_SUFFIX
+from tests.helpers.shared import once_per_session
 from tests.site.sitebuild import ROOT
 
 SECTION_RE = re.compile(r"#\s*-{1,}8<-{1,}\s*\[start:(?P<name>[a-z][-_0-9a-z]*)\]")
@@ -89,10 +90,13 @@ def run_snippets(paths: list[str]) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def snippet_runs() -> dict[str, dict[str, str]]:
+def snippet_runs(tmp_path_factory) -> dict[str, dict[str, str]]:
     paths = snippet_files()
     assert paths, "no snippet files found"
-    return run_snippets(paths)
+    # Once per session, whichever xdist worker asks first.
+    return once_per_session(
+        tmp_path_factory, "snippet-runs", lambda: run_snippets(paths)
+    )
 
 
 def test_every_snippet_file_runs_as_a_script(snippet_runs):

@@ -20,6 +20,7 @@ from scripts.bench import runner as bench
 from scripts.results import benchmarks, sha256_file
 from scripts.results.method import METHOD
 from scripts.site import bench_pages
+from tests.helpers.shared import once_per_session, shared_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 SWEEP = ["residual_add_relu", "--device", "cpu", "--profile", "tiny"]
@@ -27,14 +28,24 @@ SWEEP = ["residual_add_relu", "--device", "cpu", "--profile", "tiny"]
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
-    """Two runs of the tiny CPU sweep into one folder."""
-    out = tmp_path_factory.mktemp("bench")
-    args = [*SWEEP, "--out", str(out), "--no-progress", "--seed", "11"]
-    first_code = cli.main(args)
-    first = sorted(out.glob("*.json"))
-    first_bytes = first[0].read_bytes()
-    second_code = cli.main(args)
-    return out, first_code, second_code, first[0], first_bytes
+    """Two runs of the tiny CPU sweep into one folder, made once per session
+    by whichever xdist worker asks first."""
+    out = shared_dir(tmp_path_factory) / "bench-two-runs"
+
+    def sweep_twice() -> dict:
+        out.mkdir()
+        args = [*SWEEP, "--out", str(out), "--no-progress", "--seed", "11"]
+        first_code = cli.main(args)
+        first = sorted(out.glob("*.json"))[0]
+        first_bytes = first.read_bytes().hex()
+        second_code = cli.main(args)
+        return {"codes": [first_code, second_code], "first": str(first),
+                "first_bytes": first_bytes}  # fmt: skip
+
+    done = once_per_session(tmp_path_factory, "bench-two-runs", sweep_twice)
+    first_code, second_code = done["codes"]
+    first_bytes = bytes.fromhex(done["first_bytes"])
+    return out, first_code, second_code, Path(done["first"]), first_bytes
 
 
 def test_cpu_sweep_writes_a_valid_cpu_file(two_runs):
