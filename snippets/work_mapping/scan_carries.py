@@ -305,7 +305,6 @@ def indented(table: str, spaces: int) -> str:
 
 
 if __name__ == "__main__":
+    # The blocks and the verdict; the pages show the other tables.
     print(blocks_table(), end="\n\n")
-    print(ranges_table(), end="\n\n")
-    print(writers_table(), end="\n\n")
     print(check_message())
