@@ -9,6 +9,7 @@ import re
 import pytest
 
 from scripts.site.glossary import load_terms
+from scripts.site.roadmap import iter_entries, load_roadmap
 from tests.site.displayed import page_blocks
 
 HOW_WE_KNOW_RE = re.compile(r"<summary>How we know</summary>")
@@ -67,6 +68,28 @@ def test_quantities_are_never_printed_in_scientific_notation(built_site):
             f"{rel}: {m.group(0)}" for m in SCIENTIFIC_WITH_UNIT_RE.finditer(text)
         ]
     assert not found, found
+
+
+def test_every_lesson_runs_something_and_points_onward(built_site):
+    # Issue 15's rules, kept for every page the roadmap adds later.
+    missing = []
+    for entry in iter_entries(load_roadmap()):
+        path = entry["path"]
+        if entry["kind"] not in ("lesson", "project", "exercise"):
+            continue
+        if not path.endswith(".md"):
+            continue  # the notebook runs as a whole
+        page = built_site / path.removesuffix(".md") / "index.html"
+        if not page.is_file():
+            continue  # planned
+        html = page.read_text(encoding="utf-8")
+        if 'admonition-title">Run it yourself<' not in html:
+            missing.append(f"{path}: no Run it yourself box")
+        if not re.search(r"<h2[^>]*>Read next", html):
+            missing.append(f"{path}: no Read next section")
+        if "<details" not in html:
+            missing.append(f"{path}: no folded answer")
+    assert not missing, missing
 
 
 def test_run_boxes_show_the_standard_command_and_its_output(built_site):
