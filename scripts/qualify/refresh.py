@@ -52,8 +52,8 @@ COMMITTED_VERDICTS = {
 }
 
 
-def result_path(name: str, device: str = "cpu") -> Path:
-    return RESULTS / f"{name}.{device}.json"
+def result_path(name: str, device: str = "cpu", folder: Path = RESULTS) -> Path:
+    return Path(folder) / f"{name}.{device}.json"
 
 
 # --------------------------------------------------------------------------
@@ -117,10 +117,10 @@ CORPUS_MAX_NUMEL = 2**18
 CORPUS_TIMEOUT_S = 10.0
 
 
-def qualify_for_corpus(path: str) -> dict:
+def qualify_for_corpus(path: str, device: str = "cpu") -> dict:
     return evaluator.qualify(
         ROOT / path,
-        "cpu",
+        device,
         collect_all=True,
         timeout_s=CORPUS_TIMEOUT_S,
         max_numel=CORPUS_MAX_NUMEL,
@@ -144,16 +144,16 @@ def kill_matrix(
     return matrix
 
 
-def run_corpus(paths: list[str] | None = None) -> dict:
+def run_corpus(paths: list[str] | None = None, device: str = "cpu") -> dict:
     started = time.monotonic()
     entries = []
     for path in paths or corpus_files():
-        entries.append(corpus_entry(path, qualify_for_corpus(path)))
+        entries.append(corpus_entry(path, qualify_for_corpus(path, device)))
         print(f"{entries[-1]['status']:9} {path}", flush=True)
     return {
         "schema_version": evaluator.SCHEMA_VERSION,
         "record": "corpus",
-        "device": "cpu",
+        "device": device,
         "interpreter_max_numel": CORPUS_MAX_NUMEL,
         "software": evaluator.software(),
         "checks": list(evaluator.CHECK_ORDER),
@@ -168,22 +168,28 @@ def run_corpus(paths: list[str] | None = None) -> dict:
 # --------------------------------------------------------------------------
 
 
-def refresh_verdicts(device: str = "cpu") -> None:
+def refresh_verdicts(device: str = "cpu", folder: Path = RESULTS) -> None:
     for name, (path, collect_all) in COMMITTED_VERDICTS.items():
         verdict = evaluator.qualify(ROOT / path, device, collect_all=collect_all)
-        write_result("verdict", result_path(name, device), verdict)
-        print(f"{verdict['status']:9} {path} -> {result_path(name, device)}")
+        target = result_path(name, device, folder)
+        write_result("verdict", target, verdict)
+        print(f"{verdict['status']:9} {path} -> {target}")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scripts.qualify.refresh")
     parser.add_argument("what", choices=("verdicts", "corpus"))
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS, help="folder for the verdict files"
+    )
     args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
     if args.what == "corpus":
-        write_result("verdict", result_path("corpus", "cpu"), run_corpus())
+        corpus = run_corpus(device=args.device)
+        write_result("verdict", result_path("corpus", args.device, args.out), corpus)
     else:
-        refresh_verdicts(args.device)
+        refresh_verdicts(args.device, args.out)
     return 0
 
 
