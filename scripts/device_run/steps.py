@@ -26,6 +26,8 @@ STEPS: tuple[Step, ...] = (
     Step(
         "kernel-tests",
         "the kernel tests on CUDA tensors, interpreter off (make test-gpu)",
+        # Eight workers: most of the time is Triton compiling each launch
+        # configuration on the CPU, and the GPU machine has sixteen cores.
         gpu=(
             "{py}",
             "-m",
@@ -34,10 +36,12 @@ STEPS: tuple[Step, ...] = (
             "-q",
             "-p",
             "no:cacheprovider",
-            "-p",
-            "no:xdist",
+            "-n",
+            "8",
+            "--dist",
+            "worksteal",
             "--junitxml={out}/kernel-tests.xml",
-        ),
+        ),  # fmt: skip
         dry=(
             "{py}",
             "-m",
