@@ -23,6 +23,10 @@ def device() -> str:
 
 
 def pytest_collection_modifyitems(config, items):
+    # The browser tests share one long survey of every page: start them
+    # first, so under xdist one worker runs it while the other takes the rest
+    # of the suite, instead of the survey starting last and running alone.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
     # On a GPU run only kernel tests make sense; site and browser tests are
     # CPU-machine work.
     if KERNEL_DEVICE != "cpu":

@@ -77,7 +77,7 @@ def _boundary_cases():
                     yield pytest.param(numel, dtype, sign, version, id=case_id)
 
 
-@pytest.mark.parametrize(("numel", "dtype", "sign", "version"), _boundary_cases())
+@pytest.mark.parametrize(("numel", "dtype", "sign", "version"), list(_boundary_cases()))
 def test_boundary_sizes(numel, dtype, sign, version, device):
     seed = seed_for("scan", numel, dtype, sign)
     x = random_tensor((numel,), dtype, device, seed=seed, positive=sign == "positive")

@@ -111,7 +111,7 @@ def _boundary_cases():
                 yield pytest.param(version, cols, dtype, id=case_id)
 
 
-@pytest.mark.parametrize(("version", "cols", "dtype"), _boundary_cases())
+@pytest.mark.parametrize(("version", "cols", "dtype"), list(_boundary_cases()))
 def test_boundary_columns(version, cols, dtype, device):
     # Three rows: more than one program along the grid.
     check(LAUNCHERS[version], logits((3, cols), dtype, device))
