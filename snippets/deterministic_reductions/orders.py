@@ -157,6 +157,36 @@ def determinism_cost(numel: int, itemsize: int, block: int) -> dict:
     # --8<-- [end:cost]
 
 
+# --8<-- [start:persistent]
+PROGRAMS = 4 * 132  # kernels/reduction.py's PERSISTENT_PROGRAMS, fixed
+
+
+def persistent_plan(numel: int, block: int, programs: int = PROGRAMS) -> dict:
+    """Version 2: `programs` programs each loop over whole blocks, adding
+    lane by lane; a tail program takes the partial block; version 1 then
+    reduces the partials. The order is still fixed, the depth is longer."""
+    whole, tail = divmod(numel, block)
+    if whole == 0:  # less than one block: version 1 alone
+        return {
+            "steps": 0,
+            "partials": 0,
+            "launches": len(stages(numel, block)),
+            "depth": depth_two_stage(numel, block),
+        }
+    grid = min(whole, programs)
+    steps = math.ceil(whole / grid)
+    partials = grid + (tail > 0)
+    return {
+        "steps": steps,
+        "partials": partials,
+        "launches": 1 + (tail > 0) + len(stages(partials, block)),
+        "depth": max(steps - 1, 0)
+        + math.ceil(math.log2(block))
+        + depth_two_stage(partials, block),
+    }
+    # --8<-- [end:persistent]
+
+
 WORKED = {"n": 4096, "block": 256, "trials": 200, "big": 1 << 28, "kernel_block": 4096}
 
 
@@ -189,6 +219,7 @@ def report_text(name: str) -> str:
     n, block = WORKED["n"], WORKED["block"]
     r = report()
     cost = determinism_cost(WORKED["big"], 4, WORKED["kernel_block"])
+    v2 = persistent_plan(WORKED["big"], WORKED["kernel_block"])
     values = {
         "setup": f"{n:,} float32 values in blocks of {block}",
         "blocks": f"{math.ceil(n / block)}",
@@ -209,6 +240,12 @@ def report_text(name: str) -> str:
         "cost-launches": f"{cost['launches']}",
         "cost-share": f"{cost['share']:.2%}",
         "cost-stages": " → ".join(f"{s:,}" for s in stages(WORKED["big"], 4096)),
+        "cost-depth": f"{depth_two_stage(WORKED['big'], WORKED['kernel_block'])}",
+        "v2-programs": f"{PROGRAMS}",
+        "v2-steps": f"{v2['steps']}",
+        "v2-launches": f"{v2['launches']}",
+        "v2-depth": f"{v2['depth']}",
+        "v2-partials": f"{v2['partials']}",
     }
     if name not in values:
         raise ValueError(f"unknown name {name!r}; known: {sorted(values)}")

@@ -79,6 +79,15 @@ def steps_text(S: int, causal: bool) -> str:
     )
 
 
+def block_ratio_text() -> str:
+    """Version 2's key block against version 1's, for the prose."""
+    v1, v2 = V1_TILES[1], V2_TILES[1]
+    return (
+        f"{v2} keys against {v1}: {v2 / v1:g}× fewer steps, each rescale "
+        f"shared by {v2 / v1:g}× the keys"
+    )
+
+
 def steps_table(lengths=(1000, 4096, 4097)) -> str:
     """Markdown: steps per head and their masked share, per version's tiles."""
     rows = []

@@ -26,6 +26,11 @@ def load_width_bytes(opcode: str) -> int:
     return int(last) // 8 if last.isdigit() else 4
 
 
+def width_text(opcode: str) -> str:
+    """The bytes one instruction of `opcode` moves per thread, for prose."""
+    return f"{load_width_bytes(opcode)} bytes"
+
+
 def compiled_text(name: str = "bf16-aligned") -> str:
     """One paragraph on one build: loads, stores, the add, the select."""
     entry = build(OP, name)

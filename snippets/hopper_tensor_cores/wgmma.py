@@ -99,6 +99,14 @@ def tma_problems(
 MBARRIER_BYTES = 8  # one 64-bit mbarrier object per pipeline stage
 
 
+def row_multiple_text(itemsize: int = 2) -> str:
+    """The row length, in elements, a row stride must be a multiple of."""
+    for n in range(1, 17):
+        if not tma_problems((2, n), (n * itemsize,), (1, n), itemsize):
+            return f"{n} elements"
+    raise ValueError(f"itemsize must divide 16, got {itemsize}")
+
+
 def pipelined_shared_bytes(
     block_m: int, block_n: int, block_k: int, stages: int, itemsize: int, tma: bool
 ) -> int:

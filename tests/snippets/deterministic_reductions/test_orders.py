@@ -86,3 +86,17 @@ def test_texts_and_exercises():
         assert "launches" in o.exercise_text(name)
         assert "values" in o.exercise_question(name)
     assert o.bits(1.0) == "3f800000"
+
+
+def test_persistent_plan_matches_the_kernel_and_by_hand():
+    from kernels.reduction import PERSISTENT_PROGRAMS
+
+    assert o.PROGRAMS == PERSISTENT_PROGRAMS
+    big = o.persistent_plan(1 << 28, BLOCK_SIZE)
+    # 65,536 whole blocks over 528 programs: 125 loop steps at most; the
+    # 528 partials fit one v1 block: main launch + final launch.
+    assert big == {"steps": 125, "partials": 528, "launches": 2, "depth": 146}
+    ragged = o.persistent_plan(3 * 4096 + 1, 4096)
+    assert ragged["launches"] == 3 and ragged["partials"] == 4
+    assert o.persistent_plan(100, 4096)["launches"] == 1
+    assert o.report_text("v2-depth") == "146"

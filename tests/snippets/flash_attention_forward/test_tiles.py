@@ -69,3 +69,7 @@ def test_figure_draws_one_cell_per_step():
     fig = tiles.tile_map_figure(S=640, causal=True)
     cells = len(fig.axes[0].patches)
     assert cells == tiles.step_counts(640, True)["total"]
+
+
+def test_block_ratio_text():
+    assert tiles.block_ratio_text().startswith("128 keys against 64: 2× fewer")

@@ -22,6 +22,7 @@ def test_the_stores_are_exactly_the_outputs():
 def test_widths():
     assert compiled.load_width_bytes("LDG.E.128") == 16
     assert compiled.load_width_bytes("LDG.E") == 4
+    assert compiled.width_text("LDG.E.128") == "16 bytes"
 
 
 def test_missing_build_gives_a_note():

@@ -88,3 +88,8 @@ def test_figure_draws_a_band_per_warpgroup_and_a_slice_per_wgmma():
         "k2",
         "k3",
     ]
+
+
+def test_row_multiple_text():
+    assert wgmma.row_multiple_text(2) == "8 elements"
+    assert wgmma.row_multiple_text(4) == "4 elements"
