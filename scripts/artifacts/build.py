@@ -52,7 +52,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -388,8 +388,13 @@ def compile_plan(plan: Plan) -> dict:
     }
 
 
-def build_kernel(descriptor: Descriptor, out_dir: Path = ARTIFACT_DIR) -> Path:
-    """Compile every build of one kernel and write its artifact file."""
+def build_kernel(
+    descriptor: Descriptor,
+    out_dir: Path = ARTIFACT_DIR,
+    builds: Sequence[str] = (),
+) -> Path:
+    """Compile every build of one kernel (or only the named ones) and write
+    its artifact file."""
     import triton
 
     kernel = descriptor.name
@@ -402,7 +407,11 @@ def build_kernel(descriptor: Descriptor, out_dir: Path = ARTIFACT_DIR) -> Path:
         "target": TARGET_ARCH,
         "triton_version": triton.__version__,
         "ptxas_version": _version("ptxas"),
-        "builds": [compile_plan(plan) for plan in plans(descriptor)],
+        "builds": [
+            compile_plan(plan)
+            for plan in plans(descriptor)
+            if not builds or plan.build.build in builds
+        ],
     }
     return results.write(KIND, artifact_path(kernel, out_dir), artifact)
 
@@ -429,6 +438,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="where to write <kernel>.sm_90a.json (default: results/artifacts)",
     )
+    parser.add_argument(
+        "--build",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="compile only this build (repeatable; for checks, not the record)",
+    )
     args = parser.parse_args(argv)
     wanted = _folder_version(args.out)
     if wanted is not None:
@@ -453,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         for kernel in args.kernels or known:
-            path = build_kernel(descriptors[kernel], args.out)
+            path = build_kernel(descriptors[kernel], args.out, args.build)
             print(f"{kernel}: wrote {results.display_path(path)}")
     except (BuildError, results.ResultFileError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

@@ -310,6 +310,20 @@ class _Ready:
         return self.value
 
 
+def providers_used(docs_dir: Path, providers=SITE_FILE_PROVIDERS) -> list:
+    """The providers whose module some page calls: a site whose pages show
+    no benchmark table needs no plots drawn."""
+    texts = [
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in docs_dir.rglob("*.md")
+    ]
+    return [
+        (module, func)
+        for module, func in providers
+        if any(module in text for text in texts)
+    ]
+
+
 def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
     """Call every provider and return the pool (or None) and the pending
     results. The plots take seconds and need nothing the pages make, so for
@@ -369,7 +383,8 @@ def on_pre_build(config, **kwargs):
             del sys.modules[name]
     _state["timings"] = {}
     _state["pool"], _state["site_files"] = start_site_files(
-        in_background=_state.get("command") == "build"
+        providers_used(Path(config["docs_dir"])),
+        in_background=_state.get("command") == "build",
     )
 
 

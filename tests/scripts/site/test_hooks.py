@@ -136,3 +136,14 @@ def test_site_files_come_from_a_second_process_and_so_do_its_errors(tmp_path):
         write_site_files(tmp_path, pending)
     pool.join()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plots_are_drawn_only_when_a_page_shows_a_table(tmp_path):
+    from scripts.site.hooks import SITE_FILE_PROVIDERS, providers_used
+
+    (tmp_path / "a.md").write_text("no tables here")
+    assert providers_used(tmp_path) == []
+    (tmp_path / "b.md").write_text(
+        "<!-- insert: scripts/site/bench_pages.py:kernel_results('x') -->"
+    )
+    assert providers_used(tmp_path) == SITE_FILE_PROVIDERS

@@ -114,7 +114,7 @@ def test_notebook_executes_and_the_loss_falls(tmp_path):
     out_dir = tmp_path / "run"
     executed = tmp_path / "executed.ipynb"
     seconds = runner.execute_notebook(
-        NOTEBOOK, executed, out_dir=out_dir, steps=150, threads=1, timeout=120
+        NOTEBOOK, executed, out_dir=out_dir, steps=80, threads=1, timeout=120
     )
     assert NOTEBOOK.read_bytes() == before  # the committed page is untouched
     nb = nbformat.read(executed, as_version=4)
@@ -127,7 +127,7 @@ def test_notebook_executes_and_the_loss_falls(tmp_path):
     ]
     assert not errors
     record = json.loads((out_dir / "run.json").read_text())
-    assert record["steps"] == 150 and record["torch_threads"] == 1
+    assert record["steps"] == 80 and record["torch_threads"] == 1
     assert record["heldout_loss_final"] < 0.6 * record["heldout_loss_initial"]
     assert (
         record["train_loss_last_steps_mean"] < 0.6 * (record["train_loss_first_step"])
