@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scripts.results import ROOT, ResultFileError, display_path, sha256_file
+from scripts.results import ROOT, ResultFileError, display_path, sha256_file, slug
 from scripts.results.benchmarks import load_result
 
 EXIT_OK, EXIT_REFUSED = 0, 2
@@ -35,17 +35,13 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_REFUSED)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "device"
-
-
 def target_name(data: dict) -> str:
     """<start>-<device>-<profile>-<commit>.json, from the file's identity:
     only letters, digits, dots and hyphens, whatever the file says."""
     identity = data["identity"]
     started = re.sub(r"[^0-9]", "", identity["started_utc"])[:14]
     commit = re.sub(r"[^0-9a-f]", "", str(identity["commit"]))[:7]
-    parts = [started, _slug(data["device"]["name"]), _slug(identity["profile"])]
+    parts = [started, slug(data["device"]["name"]), slug(identity["profile"])]
     return "-".join(p for p in [*parts, commit or "nocommit"] if p) + ".json"
 
 

@@ -21,7 +21,6 @@ import contextlib
 import datetime as dt
 import math
 import os
-import re
 import sys
 import zlib
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from scripts.results import (
     enum,
     kernel_source_paths,
     sha256_file,
+    slug,
 )
 from scripts.results.method import (
     LAUNCH_BOUND_MS,
@@ -458,10 +458,6 @@ def speedup_flags(desc: Descriptor, custom_ms, medians) -> list[str]:
 # --------------------------------------------------------------------------
 # One run
 # --------------------------------------------------------------------------
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "device"
 
 
 def _json_safe(value):

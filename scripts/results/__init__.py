@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,12 @@ def validate(kind: str, data: Any, shown: str) -> None:
         if len(message) > 200:
             message = message[:197] + "..."
         raise ResultFileError(f"{shown}: field '{_field_path(error)}': {message}")
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """A device or profile name as a file name part: lowercase letters,
+    digits and hyphens only, whatever the text says."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit] or "device"
 
 
 def display_path(path: Path, root: Path = ROOT) -> str:

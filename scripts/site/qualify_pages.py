@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scripts import results
 from scripts.results.benchmarks import RESULTS_DIR, load_results, newest
+from scripts.site.bench_pages import format_time
 from snippets.tables import cell, markdown_table
 
 ROOT = results.ROOT
@@ -378,11 +379,7 @@ def _shape(row: dict) -> str:
 
 def format_ms(ms: float) -> str:
     """A duration in the unit that keeps it to three digits: µs, ms or s."""
-    if ms < 1.0:
-        return f"{ms * 1e3:.3g} µs"
-    if ms < 1e3:
-        return f"{ms:.3g} ms"
-    return f"{ms / 1e3:.3g} s"
+    return format_time(ms)
 
 
 def _timed(row: dict | None) -> bool:

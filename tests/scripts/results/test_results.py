@@ -98,3 +98,12 @@ def test_kernel_source_paths_ignore_odd_names(tmp_path):
     assert results.current_sources("k", tmp_path) == {
         "kernels/k.py": results.sha256_file(tmp_path / "kernels" / "k.py")
     }
+
+
+def test_slug_makes_a_safe_file_name_part():
+    from scripts.results import slug
+
+    assert slug("NVIDIA H200") == "nvidia-h200"
+    assert slug("../../etc/passwd") == "etc-passwd"
+    assert slug("!!!") == "device"
+    assert len(slug("x" * 100)) == 40
