@@ -75,12 +75,26 @@ def test_the_import_check_names_the_importer():
     assert imported_by(report, "triton") == []
 
 
-def test_variant_with_a_real_snippet_builds(tmp_path):
-    result = build_variant(tmp_path, fence(f"{GOOD_INCLUDE}:overall-speedup"))
+SHOWN_AS_CODE = f"<!-- insert: {GOOD_INCLUDE}:no_such_function() -->"
+
+
+@pytest.fixture(scope="module")
+def good_variant(tmp_path_factory) -> str:
+    """One variant site for the checks that must build: a real snippet, and
+    a broken insert shown as code (one build instead of two)."""
+    tmp_path = tmp_path_factory.mktemp("good-variant")
+    body = (
+        fence(f"{GOOD_INCLUDE}:overall-speedup")
+        + f"\nInline: `{SHOWN_AS_CODE}`\n\n```markdown\n{SHOWN_AS_CODE}\n```\n"
+    )
+    result = build_variant(tmp_path, body)
     assert result.returncode == 0, result.stderr[-3000:]
-    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "overall_speedup" in html
-    assert "src/snippets/connect_kernel_work_to_the_service/amdahl.py" in html
+    return (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_variant_with_a_real_snippet_builds(good_variant):
+    assert "overall_speedup" in good_variant
+    assert "src/snippets/connect_kernel_work_to_the_service/amdahl.py" in good_variant
 
 
 def test_missing_snippet_file_fails_naming_page_and_file(tmp_path):
@@ -121,10 +135,6 @@ def test_failing_insert_names_page_and_placeholder(tmp_path):
     assert "no_such_function" in result.stderr
 
 
-def test_inserts_shown_as_code_are_left_alone(tmp_path):
-    example = f"<!-- insert: {GOOD_INCLUDE}:no_such_function() -->"
-    body = f"Inline: `{example}`\n\n```markdown\n{example}\n```\n"
-    result = build_variant(tmp_path, body)
-    assert result.returncode == 0, result.stderr[-3000:]
-    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "no_such_function" in html
+def test_inserts_shown_as_code_are_left_alone(good_variant):
+    # The build succeeded although the shown insert names no function.
+    assert "no_such_function" in good_variant
