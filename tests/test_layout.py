@@ -1,15 +1,20 @@
 """The repository's layout rules, checked on the tree (issue 12).
 
-1. Tests mirror kernels/, snippets/ and scripts/ path for path:
+1. Tests mirror kernels/, evidence/, snippets/ and scripts/ path for path:
    ``A/B/c.py`` is tested in ``tests/A/B/test_c.py``, a package's
    ``A/B/__init__.py`` (when it holds code) in ``tests/A/B/test_B.py``, and
    ``A/B/__main__.py`` in ``tests/A/B/test_main.py``.
 2. No product file edits ``sys.path`` or silences E402: the project is
    installed, and tools run as ``python -m scripts.<pkg>``.
 3. A snippet never imports anything under ``scripts/``.
-4. ``scripts/site/`` and ``scripts/results/`` import neither torch, Triton
+3b. A lesson (``snippets/<page>/``) imports only its own folder, the shared
+   lesson library ``snippets/lib/``, ``kernels/`` and the ground
+   ``evidence/``; the library imports no lesson. Arrows point one way:
+   ``kernels <- evidence <- snippets (lib <- lessons) <- scripts``.
+4. ``scripts/site/`` and ``evidence/`` import neither torch, Triton
    nor a tool that produces data when they are imported, so the site build
-   stays light.
+   stays light; ``evidence/`` imports no snippet and nothing under
+   ``scripts/`` at all.
 5. The tools (bench, artifacts, qualify, catalog) never import the site
    layer: arrows point down only.
 
@@ -29,7 +34,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT_DIRS = ("kernels", "snippets", "scripts")
+PRODUCT_DIRS = ("kernels", "evidence", "snippets", "scripts")
 TOOLS = ("bench", "artifacts", "qualify", "catalog")
 
 
@@ -202,13 +207,37 @@ def snippet_tool_imports(root: Path) -> list[str]:
     return forbidden_imports(root, ("snippets",), ("scripts",), module_level=False)
 
 
+def lesson_imports(root: Path) -> list[str]:
+    """Rule 3b: one line per import of another lesson's folder (or, from the
+    library, of any lesson)."""
+    problems = []
+    for path in product_files(root):
+        parts = path.parts
+        if parts[0] != "snippets" or len(parts) < 3:
+            continue
+        own = parts[1]
+        for node in ast.walk(_tree(root, path)):
+            for name in _imported(node, path):
+                bits = name.split(".")
+                if bits[0] != "snippets" or len(bits) < 2 or bits[1] == "lib":
+                    continue
+                if own == "lib" or bits[1] != own:
+                    problems.append(f"{path.as_posix()}:{node.lineno}: imports {name}")
+                    break
+    return sorted(set(problems))
+
+
 SITE_BANNED = ("torch", "triton", *(f"scripts.{t}" for t in (*TOOLS, "tiny_lm")))
 
 
 def site_layer_imports(root: Path) -> list[str]:
     """Rule 4."""
-    folders = ("scripts/site", "scripts/results")
-    return forbidden_imports(root, folders, SITE_BANNED, module_level=True)
+    folders = ("scripts/site", "evidence")
+    site = forbidden_imports(root, folders, SITE_BANNED, module_level=True)
+    ground = forbidden_imports(
+        root, ("evidence",), ("snippets", "scripts"), module_level=False
+    )
+    return sorted(set(site + ground))
 
 
 def tool_site_imports(root: Path) -> list[str]:
@@ -235,6 +264,11 @@ def test_snippets_never_import_scripts():
     assert not problems, "\n".join(problems)
 
 
+def test_lessons_import_no_other_lesson():
+    problems = lesson_imports(ROOT)
+    assert not problems, "lesson-to-lesson imports:\n" + "\n".join(problems)
+
+
 def test_site_and_results_import_no_torch_triton_or_tool():
     problems = site_layer_imports(ROOT)
     assert not problems, "\n".join(problems)
@@ -248,10 +282,10 @@ def test_tools_never_import_the_site_layer():
 def test_the_checkers_see_the_real_tree():
     # Guards against a checker that passes because it reads nothing.
     paths = {p.as_posix() for p in product_files(ROOT)}
-    assert {"kernels/descriptor.py", "scripts/results/__init__.py"} <= paths
+    assert {"kernels/descriptor.py", "evidence/__init__.py"} <= paths
     assert any(p.startswith("snippets/") for p in paths)
-    assert mirrored_test(Path("scripts/results/__init__.py")) == Path(
-        "tests/scripts/results/test_results.py"
+    assert mirrored_test(Path("evidence/__init__.py")) == Path(
+        "tests/evidence/test_evidence.py"
     )
 
 
@@ -277,8 +311,8 @@ def test_missing_tests_names_each_missing_path(tmp_path):
             "scripts/pkg/__init__.py": "from __future__ import annotations\nY = 2\n",
             "scripts/pkg/__main__.py": "print()\n",
             "snippets/page/topic.py": "Z = 3\n",
-            "snippets/tables.py": "T = 4\n",
-            "tests/snippets/test_tables.py": "",
+            "evidence/tables.py": "T = 4\n",
+            "tests/evidence/test_tables.py": "",
         },
     )
     assert missing_tests(root) == [
@@ -327,21 +361,45 @@ def test_a_snippet_importing_scripts_is_found(tmp_path):
     root = _make(
         tmp_path,
         {
-            "snippets/page/a.py": "from scripts.results import read\n",
+            "snippets/page/a.py": "from scripts.bench import runner\n",
             "snippets/page/b.py": "def f():\n    import scripts.site.tables\n",
-            "snippets/page/c.py": "from scripts import results\n",
+            "snippets/page/c.py": "from scripts import qualify\n",
+            "snippets/page/ground.py": "from evidence import read\n",
             "snippets/page/ok.py": (
                 '"""Not an import: from scripts import results."""\n'
                 "import kernels.inputs\n"
                 "from snippets.page import a\n"
             ),
-            "scripts/site/x.py": "import scripts.results\n",
+            "scripts/site/x.py": "import evidence\n",
         },
     )
     assert snippet_tool_imports(root) == [
-        "snippets/page/a.py:1: imports scripts.results, scripts.results.read",
+        "snippets/page/a.py:1: imports scripts.bench, scripts.bench.runner",
         "snippets/page/b.py:2: imports scripts.site.tables",
-        "snippets/page/c.py:1: imports scripts, scripts.results",
+        "snippets/page/c.py:1: imports scripts, scripts.qualify",
+    ]
+
+
+def test_a_lesson_importing_another_lesson_is_found(tmp_path):
+    root = _make(
+        tmp_path,
+        {
+            "snippets/page/a.py": "from snippets.other.model import f\n",
+            "snippets/page/b.py": "def g():\n    import snippets.later.engine\n",
+            "snippets/lib/shared.py": "from snippets.page import a\n",
+            "snippets/page/ok.py": (
+                '"""Not an import: from snippets.other import x."""\n'
+                "from snippets.page.a import f\n"
+                "from snippets.lib.shared import h\n"
+                "import kernels.inputs\nfrom evidence import read\n"
+            ),
+            "snippets/lib/ok.py": "from snippets.lib.shared import h\n",
+        },
+    )
+    assert lesson_imports(root) == [
+        "snippets/lib/shared.py:1: imports snippets.page",
+        "snippets/page/a.py:1: imports snippets.other.model",
+        "snippets/page/b.py:2: imports snippets.later.engine",
     ]
 
 
@@ -351,13 +409,14 @@ def test_site_layer_importing_torch_or_a_tool_is_found(tmp_path):
         {
             "scripts/site/a.py": "import torch\n",
             "scripts/site/b.py": "from ..bench import runner\n",
-            "scripts/results/__init__.py": "from . import schemas\n",
-            "scripts/results/c.py": "try:\n    import triton.language as tl\n"
+            "evidence/__init__.py": "from . import schemas\n",
+            "evidence/c.py": "try:\n    import triton.language as tl\n"
             "except ImportError:\n    tl = None\n",
-            "scripts/results/d.py": "from scripts import qualify\n",
+            "evidence/d.py": "from scripts import qualify\n",
+            "evidence/e.py": "def f():\n    from snippets.page import a\n",
             "scripts/site/ok.py": (
                 "from typing import TYPE_CHECKING\n"
-                "from scripts.results import read\n"
+                "from evidence import read\n"
                 "if TYPE_CHECKING:\n    import torch\n"
                 "def f():\n    import torch\n    return torch\n"
             ),
@@ -365,8 +424,10 @@ def test_site_layer_importing_torch_or_a_tool_is_found(tmp_path):
         },
     )
     assert site_layer_imports(root) == [
-        "scripts/results/c.py:2: imports triton.language",
-        "scripts/results/d.py:1: imports scripts.qualify",
+        "evidence/c.py:2: imports triton.language",
+        "evidence/d.py:1: imports scripts, scripts.qualify",
+        "evidence/d.py:1: imports scripts.qualify",
+        "evidence/e.py:2: imports snippets.page, snippets.page.a",
         "scripts/site/a.py:1: imports torch",
         "scripts/site/b.py:1: imports scripts.bench, scripts.bench.runner",
     ]

@@ -26,7 +26,7 @@ adds only what a launch decides from the tensors rather than from the config:
 
 Every build of kernel ``K`` lands in one committed file,
 ``results/artifacts/K.sm_90a.json`` (kind ``"artifact"``, schema
-``scripts/results/schemas/artifact.schema.json``), validated when written and
+``evidence/schemas/artifact.schema.json``), validated when written and
 when read. Per build it holds the inputs (dtype, shape, the launch config as
 ``Launch.record()`` gives it, fixed, signature, constexprs, aligned, warps,
 stages, shows) and what came out: ``registers``, ``shared_bytes`` (what
@@ -57,8 +57,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import evidence as results
 from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
-from scripts import results
 
 ROOT = results.ROOT
 ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"

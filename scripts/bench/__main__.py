@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from scripts.results.method import PROFILES
+from evidence.method import PROFILES
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -22,8 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scripts.results import ROOT, ResultFileError, display_path, sha256_file, slug
-from scripts.results.benchmarks import load_result
+from evidence import ROOT, ResultFileError, display_path, sha256_file, slug
+from evidence.benchmarks import load_result
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 DEFAULT_DIR = ROOT / "results" / "bench"

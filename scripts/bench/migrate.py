@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scripts.results import ROOT, ResultFileError, display_path, sha256_bytes, write
-from scripts.results.method import LABEL_CPU, LABEL_NONE, check_consistency
+from evidence import ROOT, ResultFileError, display_path, sha256_bytes, write
+from evidence.method import LABEL_CPU, LABEL_NONE, check_consistency
 
 OUT = ROOT / "results" / "bench"
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}

@@ -28,13 +28,7 @@ from pathlib import Path
 
 import torch
 
-from kernels.descriptor import STREAMS, Descriptor
-from kernels.devices import figures_for
-from kernels.inputs import nonzero_randn
-from kernels.launches import record_launches, without_device_constexprs
-from scripts.bench import timing
-from scripts.bench.writer import ResultWriter
-from scripts.results import (
+from evidence import (
     ROOT,
     display_path,
     enum,
@@ -42,19 +36,25 @@ from scripts.results import (
     sha256_file,
     slug,
 )
-from scripts.results.method import (
+from evidence.method import (
     LAUNCH_BOUND_MS,
     METHOD,
     classify,
     plausibility_flags,
     rounds_for,
 )
-from scripts.results.provenance import (
+from evidence.provenance import (
     device_info,
     git_identity,
     nvidia_smi,
     software_info,
 )
+from kernels.descriptor import STREAMS, Descriptor
+from kernels.devices import figures_for
+from kernels.inputs import nonzero_randn
+from kernels.launches import record_launches, without_device_constexprs
+from scripts.bench import timing
+from scripts.bench.writer import ResultWriter
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -69,7 +69,7 @@ RUNNER_FILES = (
     "scripts/bench/runner.py",
     "scripts/bench/timing.py",
     "scripts/bench/writer.py",
-    "scripts/results/method.py",
+    "evidence/method.py",
 )
 
 # The statuses are defined once, in the schema (in this order there).

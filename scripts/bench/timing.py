@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from scripts.results.method import METHOD
-from scripts.results.provenance import l2_cache_bytes
+from evidence.method import METHOD
+from evidence.provenance import l2_cache_bytes
 
 TIMER_CUDA = "cuda-event"
 TIMER_HOST = "host-perf-counter"

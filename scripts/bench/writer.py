@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from scripts.results import display_path, dumps, validate
-from scripts.results.method import check_consistency
+from evidence import display_path, dumps, validate
+from evidence.method import check_consistency
 
 
 class ResultWriter:

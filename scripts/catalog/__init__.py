@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scripts.results import RESULTS_DIR
+from evidence import RESULTS_DIR
 
 PATH = RESULTS_DIR / "kernels.json"
 SCHEMA_VERSION = 1

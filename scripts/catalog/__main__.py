@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from scripts import results
+import evidence as results
 from scripts.catalog import PATH, catalog
 
 EXIT_OK = 0

@@ -12,6 +12,7 @@ import math
 import sys
 from pathlib import Path
 
+from evidence import ROOT
 from scripts.qualify.evaluator import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MEMORY_BYTES,
@@ -22,7 +23,6 @@ from scripts.qualify.evaluator import (
     qualify,
     write_verdict,
 )
-from scripts.results import ROOT
 
 #: Where --json may write inside the repository (anywhere outside it is fine).
 JSON_PLACES_IN_REPO = ("results/qualify",)

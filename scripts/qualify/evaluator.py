@@ -22,7 +22,7 @@ Contracts page). The evaluator
    values, input mutations and changes after a call returned are judged here
    from tensor bytes; a malformed file is a rejection naming it;
 4. prints every case and a verdict, and returns the verdict as data (kind
-   "verdict" of ``scripts.results``), the contract it checked included.
+   "verdict" of ``evidence``), the contract it checked included.
 
 Exit codes: 0 qualified; 1 rejected (the first failing check and case are
 named; ``--all`` runs every case and lists every failure); 2 harness error
@@ -56,6 +56,9 @@ from pathlib import Path
 
 import torch
 
+from evidence import ROOT, display_path, sha256_bytes
+from evidence import write as write_result
+from evidence.provenance import software_info
 from kernels.launches import GRID_LIMITS
 from kernels.residual_add_relu import DESCRIPTOR
 from scripts.qualify import records, review, sandbox, worker
@@ -69,9 +72,6 @@ from scripts.qualify.cases import (
     cases,
 )
 from scripts.qualify.records import RecordError
-from scripts.results import ROOT, display_path, sha256_bytes
-from scripts.results import write as write_result
-from scripts.results.provenance import software_info
 from snippets.kernel_correctness_contracts.contract import (
     allowed_ulps,
     bits_changed,

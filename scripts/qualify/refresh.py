@@ -9,7 +9,7 @@ Usage (from the repository root)::
 project's kernel, the two teaching examples and the interview candidate;
 ``corpus`` writes ``results/qualify/corpus.cpu.json``: every known-broken and
 known-good candidate, what it must do, what the evaluator did, and the kill
-matrix. Both are kind "verdict" of ``scripts.results``. The comparison of
+matrix. Both are kind "verdict" of ``evidence``. The comparison of
 eager, ``torch.compile`` and the custom kernel is a benchmark result:
 ``python -m scripts.bench --profile compare residual_add_relu``.
 
@@ -26,9 +26,9 @@ import sys
 import time
 from pathlib import Path
 
+from evidence import ROOT
+from evidence import write as write_result
 from scripts.qualify import evaluator
-from scripts.results import ROOT
-from scripts.results import write as write_result
 
 RESULTS = ROOT / "results" / "qualify"
 KERNEL_FILE = evaluator.DESCRIPTOR_FILE

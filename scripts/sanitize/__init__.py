@@ -19,7 +19,7 @@ Each process runs ``python -m scripts.sanitize.target <target>``. The tool's
 ``ERROR SUMMARY`` line is parsed, compared with
 ``snippets/compute_sanitizer/findings.py`` and written, with the command and
 the end of the output, to ``DIR/sanitizer.<mode>.json`` (schema
-``scripts/results/schemas/sanitizer.schema.json``).
+``evidence/schemas/sanitizer.schema.json``).
 
 ``--dry-run`` needs no CUDA, torch or Triton: it records every command with
 status ``not run``, so a prepared GPU script can be checked on a CPU first.
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from scripts.results import ROOT, write
+from evidence import ROOT, write
 from snippets.compute_sanitizer import findings
 
 SANITIZER = "compute-sanitizer"
@@ -213,7 +213,7 @@ def run_all(
     if not dry_run and shutil.which(SANITIZER) is None:
         raise RuntimeError(f"{SANITIZER} is not on the PATH; use --dry-run")
     if git is None:
-        from scripts.results.provenance import git_identity
+        from evidence.provenance import git_identity
 
         git = git_identity()
     data = {
@@ -232,7 +232,7 @@ def run_all(
 
 def summary(path: Path) -> str:
     """A few lines for the terminal: how many runs matched expectations."""
-    from scripts.results import read
+    from evidence import read
 
     data = read("sanitizer", path).data
     runs = data["runs"]

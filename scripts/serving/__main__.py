@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from scripts.results import RESULTS_DIR, display_path, write
+from evidence import RESULTS_DIR, display_path, write
 from scripts.serving.loadgen import PROFILES, output_path, run
 
 

@@ -11,9 +11,9 @@ import random
 from datetime import UTC, datetime
 from pathlib import Path
 
-from scripts.results import ROOT, sha256_file
-from scripts.results.provenance import device_info, git_identity, software_info
-from snippets.serving_engine.simulator import poisson_arrivals, summarize
+from evidence import ROOT, sha256_file
+from evidence.provenance import device_info, git_identity, software_info
+from snippets.lib.serving.simulator import poisson_arrivals, summarize
 
 SCHEMA_VERSION = 1
 CORPUS = ROOT / "results" / "tiny_lm" / "corpus.txt"
@@ -21,10 +21,10 @@ CHECKPOINT = ROOT / "results" / "tiny_lm" / "checkpoint.pt"
 SOURCES = (
     "scripts/serving/__main__.py",
     "scripts/serving/loadgen.py",
-    "snippets/serving_engine/blocks.py",
-    "snippets/serving_engine/engine.py",
-    "snippets/serving_engine/scheduler.py",
-    "snippets/serving_engine/simulator.py",
+    "snippets/lib/serving/blocks.py",
+    "snippets/lib/serving/engine.py",
+    "snippets/lib/serving/scheduler.py",
+    "snippets/lib/serving/simulator.py",
 )
 
 #: profile -> offered loads (requests/s), requests per load, output tokens,
@@ -117,7 +117,7 @@ def run(profile_name: str, device: str, seed: int, argv: list[str]) -> dict:
     """Every load of one profile; the whole result, ready to validate."""
     import torch
 
-    from snippets.serving_engine.engine import Engine
+    from snippets.lib.serving.engine import Engine
 
     profile = PROFILES[profile_name]
     started = datetime.now(UTC)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripts.results import ROOT, ResultFileError, read
-from snippets.tables import markdown_table
+from evidence import ROOT, ResultFileError, read
+from evidence.tables import markdown_table
 
 ARTIFACTS = ROOT / "results" / "artifacts"
 SECOND = ARTIFACTS / "triton-3.6"

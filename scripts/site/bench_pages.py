@@ -15,7 +15,7 @@ Pages place results with the build hook's placeholders:
 
 ``site_files()`` returns the plots and raw result files (site path -> bytes);
 the hook writes them into the built site. Files are read only through
-``scripts.results.read("bench", path)``: a malformed one raises
+``evidence.read("bench", path)``: a malformed one raises
 ``ResultFileError`` naming the file and the field, which fails the build.
 
 This module imports neither torch nor Triton: the site build must stay fast.
@@ -28,27 +28,27 @@ import io
 import re
 from pathlib import Path, PurePosixPath
 
-from scripts.results import (
+from evidence import (
     ROOT,
     ResultFileError,
     enum,
     read,
     schema,
 )
-from scripts.results.benchmarks import (
+from evidence.benchmarks import (
     Result,
     load_results,
     newest,
     newest_per_device,
     stale_sources,
 )
-from scripts.results.method import (
+from evidence.method import (
     METHOD,
     PROFILE_ROUNDS,
     parse_utc,
     rounds_for,
 )
-from snippets.tables import cell, markdown_table
+from evidence.tables import cell, markdown_table
 from snippets.tiled_matmul.measurement import reading_of
 
 CATALOG = ROOT / "results" / "kernels.json"
@@ -141,7 +141,7 @@ _MARKDOWN_RE = re.compile("[" + re.escape("".join(_MARKDOWN_SYNTAX)) + "]")
 
 def text_from_file(value: object) -> str:
     """Any text that comes from a result file, as a page shows it: HTML
-    escaped, pipes and newlines made harmless (``snippets.tables.cell``), and
+    escaped, pipes and newlines made harmless (``evidence.tables.cell``), and
     Markdown syntax shown literally, so a file can add neither markup nor a
     link to the page."""
     return _MARKDOWN_RE.sub(lambda m: _MARKDOWN_SYNTAX[m.group()], cell(value))

@@ -49,7 +49,7 @@ from scripts.site.calculator_runtime import kind_of
 from scripts.site.fences import substitute_in_prose
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT_PACKAGES = ("snippets", "kernels", "scripts")
+PROJECT_PACKAGES = ("snippets", "kernels", "evidence", "scripts")
 PYODIDE_SOURCE = ROOT / "node_modules" / "pyodide"
 PACKAGE_LOCK = ROOT / "package-lock.json"
 # Only what loadPyodide() fetches: the module, the runtime, the standard
@@ -142,12 +142,15 @@ def _type_checking(node: ast.AST) -> bool:
     )
 
 
-def _imports(tree: ast.Module, rel: str):
+def _imports(tree: ast.Module, rel: str, module_level: bool = False):
     """(line, dotted name, is 'from X import name' candidate) for every
-    import in the file, inside functions too, outside `if TYPE_CHECKING`."""
+    import in the file, inside functions too (unless `module_level`),
+    outside `if TYPE_CHECKING`."""
     todo = list(tree.body)
     while todo:
         node = todo.pop()
+        if module_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
         if _type_checking(node):
             todo.extend(node.orelse)
             continue
@@ -170,29 +173,31 @@ def import_closure(path: str) -> list[str]:
     """Repository paths of `path`, its packages' __init__ files and every
     project module they import, all checked to import nothing but the
     standard library; CalculatorError names the first file and line that
-    does not."""
-    found: set[str] = set()
-    todo = [path]
+    does not. A package's __init__ reached only as the parent of a module
+    runs its module-level code alone (a function in it that imports
+    jsonschema is never called), so only its module-level imports count."""
+    found: dict[str, bool] = {}  # path -> reached only as a parent package
+    todo = [(path, False)]
     while todo:
-        rel = todo.pop()
-        if rel in found:
+        rel, parent_only = todo.pop()
+        if rel in found and (found[rel] <= parent_only):
             continue
         file = ROOT / rel
         if not file.is_file():
             raise CalculatorError(f"no such file {rel!r}")
-        found.add(rel)
+        found[rel] = parent_only
         parts = rel.split("/")
         for depth in range(1, len(parts)):
             init = "/".join([*parts[:depth], "__init__.py"])
-            if (ROOT / init).is_file():
-                todo.append(init)
+            if (ROOT / init).is_file() and init != rel:
+                todo.append((init, True))
         tree = ast.parse(file.read_text(encoding="utf-8"), filename=rel)
-        for line, name, candidate in _imports(tree, rel):
+        for line, name, candidate in _imports(tree, rel, module_level=parent_only):
             top = name.split(".")[0]
             if top in PROJECT_PACKAGES:
                 target = project_file(name)
                 if target is not None:
-                    todo.append(target.relative_to(ROOT).as_posix())
+                    todo.append((target.relative_to(ROOT).as_posix(), False))
                 elif not candidate:
                     raise CalculatorError(f"{rel}:{line} imports {name}: no such file")
             elif not candidate and not in_pyodide_stdlib(top):

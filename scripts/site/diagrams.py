@@ -1,7 +1,7 @@
 """Diagrams: ``<!-- diagram: PATH.py:FUNC(ARGS) "alt text" -->`` in a page.
 
 The function (in a snippet, tested there) returns a matplotlib ``Figure``
-made with ``snippets.diagrams.figure``. The build saves it as SVG with
+made with ``snippets.lib.diagrams.figure``. The build saves it as SVG with
 matplotlib's deterministic settings, rewrites the ink colour to
 ``currentColor`` so the picture follows the light or dark theme, and puts the
 SVG inline in the page (an ``<img>`` could not inherit the text colour).

@@ -67,8 +67,8 @@ from scripts.site.run_boxes import RunBoxError, expand_run_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
 # Published at src/<path> so a page can link to the whole tested file.
-SOURCE_DIRS = ("snippets", "kernels", "scripts")
-PROJECT_PACKAGES = ("snippets", "kernels", "scripts")
+SOURCE_DIRS = ("snippets", "kernels", "evidence", "scripts")
+PROJECT_PACKAGES = ("snippets", "kernels", "evidence", "scripts")
 # Modules whose `FUNC()` returns {site-relative path: bytes} written into the
 # built site (plots, raw result files for download).
 SITE_FILE_PROVIDERS = [("scripts/site/bench_pages.py", "site_files")]

@@ -3,7 +3,7 @@ qualification project, Kernel correctness contracts, Qualify a generated
 kernel, Decision memo).
 
 Everything here is built from committed data files read through
-``scripts.results.read``: the verdicts and the corpus in
+``evidence.read``: the verdicts and the corpus in
 ``results/qualify/`` (kind "verdict", written by ``python -m
 scripts.qualify.refresh``), the comparison of eager, ``torch.compile`` and
 the custom kernel in ``results/bench/`` (kind "bench", profile "compare",
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripts import results
-from scripts.results.benchmarks import RESULTS_DIR, load_results, newest
+import evidence as results
+from evidence.benchmarks import RESULTS_DIR, load_results, newest
+from evidence.tables import cell, markdown_table
 from scripts.site.bench_pages import format_time
-from snippets.tables import cell, markdown_table
 
 ROOT = results.ROOT
 QUALIFY_DIR = results.RESULTS_DIR / "qualify"
@@ -321,7 +321,7 @@ def corpus_bound_text() -> str:
 
 def _newest(kind: str) -> dict | None:
     """The newest comparison measured on "cuda" or "cpu" (the same pick the
-    Benchmarks page makes, through scripts.results.benchmarks)."""
+    Benchmarks page makes, through evidence.benchmarks)."""
     found = newest(
         load_results(BENCH_DIR), KERNEL, profile="compare", on_gpu=kind == "cuda"
     )

@@ -17,8 +17,8 @@ from typing import NamedTuple
 import yaml
 from properdocs.exceptions import PluginError
 
+from evidence.tables import markdown_table
 from scripts.site.fences import substitute_in_prose
-from snippets.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 ROADMAP_PATH = ROOT / "docs" / "roadmap.yml"

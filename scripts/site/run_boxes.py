@@ -35,7 +35,7 @@ from pathlib import Path
 from scripts.site.fences import CODE_SPAN_RE, lines_with_fence_state
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT_PACKAGES = ("snippets", "kernels", "scripts")
+PROJECT_PACKAGES = ("snippets", "kernels", "evidence", "scripts")
 HEAVY_PACKAGES = ("torch", "triton")
 RUN_RE = re.compile(r"<!--\s*run:\s*(?P<path>snippets/[\w/]+\.py)\s*-->")
 RUN_LINE_RE = re.compile(r"^(?P<indent>[ \t]*)" + RUN_RE.pattern + r"\s*$")

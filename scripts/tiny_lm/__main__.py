@@ -4,8 +4,8 @@
 
 1. snapshots the site's Markdown pages (docs/**/*.md, sorted by path) into
    results/tiny_lm/corpus.txt, with each page's sha256 in corpus.json;
-2. copies every function and class in snippets/tiny_language_model/model.py
-   and snippets/tiny_language_model/checkpoint.py into the notebook cell that
+2. copies every function and class in snippets/lib/tiny_lm/model.py
+   and snippets/lib/tiny_lm/checkpoint.py into the notebook cell that
    shows it, so the page never drifts from the tested code;
 3. executes docs/start/tiny-language-model.ipynb in place with nbclient
    (kernel working directory: the repository root), which trains the model
@@ -31,8 +31,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from scripts.results import sha256_bytes
-from scripts.results.provenance import git_identity
+from evidence import sha256_bytes
+from evidence.provenance import git_identity
 
 ROOT = Path(__file__).resolve().parents[2]
 # How the run record and the corpus description name the command that made them.
@@ -40,8 +40,8 @@ COMMAND = "python -m scripts.tiny_lm"
 NOTEBOOK = ROOT / "docs" / "start" / "tiny-language-model.ipynb"
 RESULTS = ROOT / "results" / "tiny_lm"
 CODE_FILES = (
-    ROOT / "snippets" / "tiny_language_model" / "model.py",
-    ROOT / "snippets" / "tiny_language_model" / "checkpoint.py",
+    ROOT / "snippets" / "lib" / "tiny_lm" / "model.py",
+    ROOT / "snippets" / "lib" / "tiny_lm" / "checkpoint.py",
 )
 DEFINITION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The limit for training on two cores, in CPU wall seconds.

@@ -19,8 +19,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from scripts.results import sha256_bytes
-from scripts.results.provenance import device_info, git_identity, software_info
+from evidence import sha256_bytes
+from evidence.provenance import device_info, git_identity, software_info
 from snippets.from_trace_to_kernel.record import summarise, training_step_in_ranges
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,8 +37,8 @@ def profile_steps(checkpoint: Path, steps: int, warmup: int) -> tuple[dict, dict
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from snippets.tiny_language_model.checkpoint import load_checkpoint
-    from snippets.tiny_language_model.model import Adam, get_batch, split_corpus
+    from snippets.lib.tiny_lm.checkpoint import load_checkpoint
+    from snippets.lib.tiny_lm.model import Adam, get_batch, split_corpus
 
     torch.manual_seed(0)
     torch.set_num_threads(THREADS)

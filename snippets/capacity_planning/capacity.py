@@ -8,8 +8,8 @@ statement about that CPU, never about a GPU.
 import functools
 
 from snippets.capacity_planning.calculator import replicas_needed
-from snippets.serving_engine import measured
-from snippets.serving_engine.simulator import (
+from snippets.lib.serving import measured
+from snippets.lib.serving.simulator import (
     StepTime,
     fit_step_time,
     poisson_arrivals,
@@ -124,7 +124,7 @@ def load_curve(speedup: float = 2.0):
     time and with kernels `speedup` times faster; the objective dashed."""
     from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
-    from snippets.diagrams import (
+    from snippets.lib.diagrams import (
         ACCENT,
         FONT_SIZE,
         INK,

@@ -18,7 +18,7 @@ RUBRIC = {
 
 
 def rubric_table() -> str:
-    from snippets.tables import markdown_table
+    from evidence.tables import markdown_table
 
     return markdown_table(["criterion", "earns it"], list(RUBRIC.items()))
 

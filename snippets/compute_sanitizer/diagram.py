@@ -7,7 +7,15 @@ segment that CUDA allocated once; memcheck only knows the segment.
 """
 
 from snippets.compute_sanitizer.findings import BLOCK, ITEMSIZE, N
-from snippets.diagrams import ACCENT, FILL_ALPHA, FONT_SIZE, INK, MUTED, SECOND, figure
+from snippets.lib.diagrams import (
+    ACCENT,
+    FILL_ALPHA,
+    FONT_SIZE,
+    INK,
+    MUTED,
+    SECOND,
+    figure,
+)
 
 
 def spans(caching: bool) -> list[tuple[str, float, float]]:

@@ -7,7 +7,7 @@ The expectations follow NVIDIA's Compute Sanitizer documentation; a GPU
 run either confirms each one or records that it did not.
 """
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 # The planted cases' size: not a multiple of the block, so the last
 # program is partial.

@@ -6,7 +6,7 @@ instructions the block tree uses, and that no atomic instruction is among
 them. It says nothing about speed.
 """
 
-from snippets.fusion_residual_add_relu.artifact import (
+from snippets.lib.kernel_artifact import (
     build,
     missing_note,
     opcodes,

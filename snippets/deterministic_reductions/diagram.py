@@ -4,7 +4,7 @@ Shown on docs/kernels/memory-bound/deterministic-reductions.md. Evidence
 kind: CPU model; the picture is the order of additions, fixed by position.
 """
 
-from snippets.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
+from snippets.lib.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
 
 
 def tree_levels(n: int, block: int) -> list[list[tuple[int, int]]]:

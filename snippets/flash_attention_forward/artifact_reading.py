@@ -2,7 +2,7 @@
 
 Shown on docs/kernels/attention/flash-attention-forward.md. Reads
 results/artifacts/attention.sm_90a.json through the generic reader in
-snippets/hopper_tensor_cores/artifacts.py and explains each warpgroup
+snippets/lib/hopper_artifacts.py and explains each warpgroup
 matrix instruction by the product it computes. Evidence kind: compiled
 artifact (instructions in the code and resources, never time).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from snippets.hopper_tensor_cores.artifacts import build, load, missing_note
+from snippets.lib.hopper_artifacts import build, load, missing_note
 
 HGMMA = re.compile(r"^HGMMA\.(\d+)x(\d+)x(\d+)\.")
 #: The kernel folds keys in two loops (mask-free, then masked): each loop's

@@ -10,8 +10,8 @@ the device figures come from kernels/devices.py.
 
 from __future__ import annotations
 
+from evidence.tables import markdown_table
 from kernels.devices import H200
-from snippets.tables import markdown_table
 
 #: The benchmark's main shape: batch, heads, sequence, head dimension, bf16.
 WORKED = {"B": 4, "H": 16, "S": 4096, "D": 128, "itemsize": 2}

@@ -10,7 +10,7 @@ mask keeps is visited exactly once.
 
 from __future__ import annotations
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 #: The kernels' 16-bit tiles (kernels/attention.py): version 1's
 #: config_for at D = 128 and version 2's config_v2_for.
@@ -162,7 +162,7 @@ def tile_map_figure(
     takes, mask-free or masked; blank cells are steps it skips."""
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import ACCENT, INK, MUTED, figure
+    from snippets.lib.diagrams import ACCENT, INK, MUTED, figure
 
     tiles_m, tiles_n = -(-S // block_m), -(-S // block_n)
     fig = figure(6.0, 3.4)

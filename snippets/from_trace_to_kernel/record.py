@@ -20,7 +20,7 @@ def training_step_in_ranges(model, optimizer, inputs, targets):
     trace has a top level: step -> forward / backward / optimizer."""
     from torch.profiler import record_function
 
-    from snippets.tiny_language_model.model import next_token_loss
+    from snippets.lib.tiny_lm.model import next_token_loss
 
     with record_function(STEP):
         with record_function(PREFIX + "forward"):
@@ -100,7 +100,7 @@ if __name__ == "__main__":
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from snippets.tiny_language_model.model import Adam, TinyLM
+    from snippets.lib.tiny_lm.model import Adam, TinyLM
 
     torch.manual_seed(0)
     model = TinyLM(context=16, width=32, heads=2, layers=1)

@@ -9,12 +9,12 @@ the *_text functions read the committed file for the page.
 import json
 from pathlib import Path
 
-from snippets.connect_kernel_work_to_the_service.amdahl import (
+from evidence.tables import markdown_table
+from snippets.lib.amdahl import (
     overall_speedup,
     required_kernel_speedup,
     speedup_cap,
 )
-from snippets.tables import markdown_table
 
 PROFILE = (
     Path(__file__).resolve().parents[2] / "results" / "tiny_lm" / "profile.cpu.json"

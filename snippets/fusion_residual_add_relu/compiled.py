@@ -4,7 +4,7 @@ Shown on docs/kernels/memory-bound/fusion-residual-add-relu.md. Evidence
 kind: compiled artifact (results/artifacts/residual_add_relu.sm_90a.json).
 """
 
-from snippets.fusion_residual_add_relu.artifact import (
+from snippets.lib.kernel_artifact import (
     build,
     missing_note,
     opcodes,

@@ -4,11 +4,19 @@ Shown on docs/kernels/memory-bound/fusion-residual-add-relu.md as a
 diagram. Evidence kind: pencil model (traffic.py); no measurement.
 """
 
-from snippets.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure, style_axes
 from snippets.fusion_residual_add_relu.traffic import (
     WORKED,
     intermediate_fits_l2,
     model_speedup,
+)
+from snippets.lib.diagrams import (
+    ACCENT,
+    FONT_SIZE,
+    INK,
+    MUTED,
+    SECOND,
+    figure,
+    style_axes,
 )
 
 

@@ -11,7 +11,7 @@ results/artifacts/matmul.sm_90a.json; the model says nothing about time.
 
 from __future__ import annotations
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 # --8<-- [start:wgmma-shapes]
 # PTX ISA, wgmma.mma_async (sm_90a), dense shapes: m is always 64, one
@@ -183,8 +183,8 @@ def _is_tma(build: dict) -> bool:
 def model_rows(op: str = "matmul") -> list[dict]:
     """For each build with a warpgroup MMA: the model's wgmma count per K
     step, accumulator registers and shared memory, beside the artifact's."""
-    from snippets.hopper_tensor_cores.artifacts import load
-    from snippets.tiled_matmul.artifact_facts import hgmma_shape
+    from snippets.lib.hopper_artifacts import load
+    from snippets.lib.matmul_artifacts import hgmma_shape
 
     data = load(op)
     rows = []
@@ -322,9 +322,9 @@ def exercise_text(part: str = "answer") -> str:
 
 def programs_per_sm_text(build: str = "v2-bf16-tma-persistent") -> str:
     """Programs of one build that fit on an SM, from its artifact."""
-    from snippets.hopper_tensor_cores.artifacts import build as find
-    from snippets.hopper_tensor_cores.artifacts import load
-    from snippets.tiled_matmul.artifact_facts import (
+    from snippets.lib.hopper_artifacts import build as find
+    from snippets.lib.hopper_artifacts import load
+    from snippets.lib.matmul_artifacts import (
         SM90_SHARED_BYTES_PER_SM,
         programs_per_sm,
     )
@@ -346,7 +346,7 @@ def warpgroup_figure(block_m=128, block_n=256, block_k=64, num_warps=8, n=256):
     of 64 rows and issues one wgmma per 64 x n x k block of it."""
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import ACCENT, INK, MUTED, figure
+    from snippets.lib.diagrams import ACCENT, INK, MUTED, figure
 
     k = wgmma_k(2)
     warpgroups = num_warps // WARPS_PER_WARPGROUP

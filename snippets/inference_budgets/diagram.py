@@ -2,8 +2,8 @@
 placed on the H200's roofline by their weight intensity."""
 
 from kernels.devices import H200
-from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
 from snippets.inference_budgets.budget import ridge_point, weight_intensity
+from snippets.lib.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
 
 DECODE_BATCHES = (1, 8, 64)
 PREFILL_TOKENS = 2048

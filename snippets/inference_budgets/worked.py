@@ -13,8 +13,8 @@ from snippets.inference_budgets.budget import (
     ridge_point,
     weight_intensity,
 )
-from snippets.memory_budgets_for_training.budget import parameter_count
-from snippets.memory_budgets_for_training.worked import model
+from snippets.lib.training_memory.budget import parameter_count
+from snippets.lib.training_memory.worked import model
 
 # The running example: sequences holding Llama-3's training length of cache,
 # a prompt of this many tokens, and the batch sizes the page compares.

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 if TYPE_CHECKING:
     import torch

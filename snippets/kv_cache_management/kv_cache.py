@@ -5,9 +5,9 @@ sharing, all counted in tokens and blocks.
 """
 
 from kernels.devices import H200
-from snippets.batching.batching import MODEL, kv_bytes_per_token
-from snippets.serving_engine import measured
-from snippets.serving_engine.blocks import BlockAllocator, blocks_needed
+from snippets.lib.batching import MODEL, kv_bytes_per_token
+from snippets.lib.serving import measured
+from snippets.lib.serving.blocks import BlockAllocator, blocks_needed
 
 #: The tiny model as the engine serves it: 2 layers, 4 heads of width 16,
 #: float64 (8 bytes), a context of 64 tokens.
@@ -132,7 +132,7 @@ def pool_picture(
     turns: each block coloured by its owner, the block tables beside it."""
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
+    from snippets.lib.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
 
     pool = BlockAllocator(num_blocks)
     tables = {i: [] for i in range(len(lengths))}

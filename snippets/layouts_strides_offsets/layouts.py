@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 
 def _ints(name: str, values: tuple, low: int) -> tuple[int, ...]:
@@ -235,7 +235,7 @@ def offset_map_figure(
 ):
     """A diagram: the logical grid with each cell's offset, and the storage
     line below it; the traced coordinate and its offset in the accent colour."""
-    from snippets.diagrams import ACCENT, FILL_ALPHA, INK, MUTED, figure
+    from snippets.lib.diagrams import ACCENT, FILL_ALPHA, INK, MUTED, figure
 
     layout = Layout((rows, cols), (row_stride, 1))
     target = layout(i, j)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 ARTIFACT = Path(__file__).resolve().parents[2] / "results/artifacts/matmul.sm_90a.json"
 

@@ -8,8 +8,8 @@ passes, not time.
 
 from __future__ import annotations
 
-from snippets.tables import markdown_table
-from snippets.work_mapping.transpose_offsets import BANK_COUNT
+from evidence.tables import markdown_table
+from snippets.lib.transpose_offsets import BANK_COUNT
 
 TILE = 32  # a 32 x 32 tile of 4-byte values: one row and one column per lane
 

@@ -2,9 +2,9 @@
 stacked by kind, against one H200's memory."""
 
 from kernels.devices import H200
-from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
-from snippets.memory_budgets_for_training.budget import GB, training_memory_bytes
-from snippets.memory_budgets_for_training.worked import WORKED, model
+from snippets.lib.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+from snippets.lib.training_memory.budget import GB, training_memory_bytes
+from snippets.lib.training_memory.worked import WORKED, model
 
 KINDS = ("weights", "gradients", "optimizer", "activations")
 COLOURS = (ACCENT, SECOND, MUTED, INK)

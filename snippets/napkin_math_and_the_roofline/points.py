@@ -77,7 +77,7 @@ def point(kernel: str, shape: str | None = None) -> dict:
 
 def points_table() -> str:
     """The quick shape of every kernel: intensity, bound, floor."""
-    from snippets.tables import markdown_table
+    from evidence.tables import markdown_table
 
     rows = [
         [

@@ -15,7 +15,7 @@ MARKERS = "osD^vP*X"
 
 def roofline_figure(measured: bool = True):
     """Log-log roofline of the H200 with every project kernel on it."""
-    from snippets.diagrams import (
+    from snippets.lib.diagrams import (
         ACCENT,
         FONT_SIZE,
         INK,

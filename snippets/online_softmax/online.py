@@ -4,7 +4,7 @@ Shown on docs/kernels/attention/online-softmax.md. A CPU model in float64
 (Milakov and Gimelshein, "Online normalizer calculation for softmax",
 2018): it checks the algebra and counts passes and bytes; it says nothing
 about a kernel's rounding or speed. Merging uses the work-mapping
-project's model, snippets/work_mapping/softmax_merge.py.
+project's model, snippets/lib/softmax_merge.py.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 # --8<-- [end:imports]
-from snippets.tables import markdown_table
-from snippets.work_mapping.softmax_merge import (
+from evidence.tables import markdown_table
+from snippets.lib.softmax_merge import (
     EMPTY,
     SCORES,
     SoftmaxState,
@@ -200,7 +200,7 @@ def merge_text(scores: list[float] = SCORES, block_size: int = 3) -> str:
 def exp_counts_text() -> str:
     """MUFU.EX2 instructions in the code of each softmax build, and what
     the versions compute per element."""
-    from snippets.hopper_tensor_cores.artifacts import build_names, fact
+    from snippets.lib.hopper_artifacts import build_names, fact
 
     names = build_names("softmax")
     if not names:
@@ -264,7 +264,7 @@ def bytes_exercise(
 def merge_figure(scores: list[float] = SCORES, block_size: int = 3):
     """Blocks of scores, each summarised by (max, sum), merged pairwise
     into one state; the merge rescales each sum to the larger max."""
-    from snippets.diagrams import ACCENT, INK, MUTED, figure
+    from snippets.lib.diagrams import ACCENT, INK, MUTED, figure
 
     states = block_states(scores, block_size)
     fig = figure(6.5, 3.0)
@@ -320,7 +320,7 @@ def merge_figure(scores: list[float] = SCORES, block_size: int = 3):
 def _box(xy, width, height, colour):
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import INK
+    from snippets.lib.diagrams import INK
 
     return Rectangle(xy, width, height, facecolor=colour, alpha=0.5, edgecolor=INK)
 

@@ -10,7 +10,7 @@ runs them.
 
 from __future__ import annotations
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 VALUES = [3, 0, 2, 1, 0, 4]
 LONG_VALUES = [3, 0, 2, 1, 0, 4, 2, 5, 1, 3]

@@ -1,7 +1,7 @@
 """The partial-wave GEMM decision: keep the tile, shrink it, split K or Stream-K.
 
 Shown on docs/interview/partial-wave-gemm.md. A pencil model built from two
-others: the waves model (snippets/work_mapping/waves.py) gives each option's
+others: the waves model (snippets/lib/waves.py) gives each option's
 rounds and its makespan, the busiest SM's work; a traffic model gives the
 bytes each option requests and the HBM lower bound. Assumes one block per SM
 for every tile (the 128 x 256 bf16 build's compiled residency) and equal
@@ -11,10 +11,10 @@ a measurement.
 
 from __future__ import annotations
 
+from evidence.tables import markdown_table
 from kernels.devices import H200
-from snippets.layouts_strides_offsets.partition import stream_k_units, tile_owners
-from snippets.tables import markdown_table
-from snippets.work_mapping.waves import Waves, gemm_work_units
+from snippets.lib.partition import stream_k_units, tile_owners
+from snippets.lib.waves import Waves, gemm_work_units
 
 WORKED = dict(M=4480, N=1024, K=4096, itemsize=2, block_k=64)
 SMS = H200.sm_count

@@ -4,7 +4,7 @@ Shown on docs/kernels/attention/prefix-scans-across-blocks.md. A CPU model
 of kernels/scan.py's two versions: reduce-then-scan in three passes
 (`cumsum_v1`) and one pass with decoupled look-back (`cumsum`, after
 Merrill and Garland, 2016). The counts and block split come from the
-work-mapping project (snippets/work_mapping/scan_carries.py); the
+work-mapping project (snippets/lib/scan_carries.py); the
 scheduling model with resident slots is snippets/parallel_prefix_scan/
 lookback.py. The model checks the values each block computes and which
 schedules can finish in principle; it cannot check a device-wide barrier,
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from snippets.parallel_prefix_scan.lookback import run_lookback
-from snippets.tables import markdown_table
-from snippets.work_mapping.scan_carries import COUNTS, block_totals, split_blocks
+from evidence.tables import markdown_table
+from snippets.lib.lookback import run_lookback
+from snippets.lib.scan_carries import COUNTS, block_totals, split_blocks
 
 BLOCK = 2  # three blocks of two counts: enough for a look-back to walk
 
@@ -204,7 +204,7 @@ def carries_figure(counts: list[int] = COUNTS, block: int = BLOCK):
     carry from the blocks before it."""
     from matplotlib.patches import Rectangle
 
-    from snippets.diagrams import ACCENT, INK, MUTED, figure
+    from snippets.lib.diagrams import ACCENT, INK, MUTED, figure
 
     p = three_passes(counts, block)
     fig = figure(6.5, 2.8)
@@ -298,7 +298,7 @@ def exercise_look_back(part: str = "answer", counts: list[int] = COUNTS) -> str:
 
 def protocol_text() -> str:
     """The single-pass build's protocol instructions, from the artifact."""
-    from snippets.hopper_tensor_cores.artifacts import fact, load, missing_note
+    from snippets.lib.hopper_artifacts import fact, load, missing_note
 
     if load("scan") is None:
         return missing_note("scan")

@@ -6,8 +6,8 @@ committed CPU run's spread of time to first token.
 """
 
 from kernels.devices import H200
-from snippets.serving_engine import measured
-from snippets.serving_engine.simulator import percentile
+from snippets.lib.serving import measured
+from snippets.lib.serving.simulator import percentile
 
 #: The worked example: a dense model of 8 billion parameters in bf16 on one
 #: H200, a prompt of 1,000 tokens and a reply of 200.
@@ -130,7 +130,7 @@ def exercise_text(which: str) -> str:
 def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
     """One request on a time axis: waiting, prefill, then one decode step per
     token, with TTFT and TPOT marked. Durations in units of one decode step."""
-    from snippets.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
+    from snippets.lib.diagrams import ACCENT, FONT_SIZE, INK, MUTED, SECOND, figure
 
     prefill = 3.0  # a prefill as long as three decode steps, for the picture
     fig = figure(6.5, 2.2)

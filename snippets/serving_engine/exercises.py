@@ -1,7 +1,7 @@
 """Exercise answers for docs/inference/serving-engine.md, computed."""
 
-from snippets.serving_engine.blocks import blocks_needed
-from snippets.serving_engine.measured import newest
+from snippets.lib.serving.blocks import blocks_needed
+from snippets.lib.serving.measured import newest
 
 CONTEXT = 64  # the tiny model's context (results/tiny_lm/run.json)
 

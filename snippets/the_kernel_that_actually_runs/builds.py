@@ -9,7 +9,7 @@ compiled artifact, plus a model of what each timer's interval contains.
 
 from __future__ import annotations
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 from snippets.the_kernel_that_actually_runs.stages import artifact_build
 
 # --8<-- [start:intervals]

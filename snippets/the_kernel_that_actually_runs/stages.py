@@ -17,7 +17,7 @@ import sys
 from hashlib import sha256
 from pathlib import Path
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_SOURCE = ROOT / "kernels" / "residual_add_relu.py"

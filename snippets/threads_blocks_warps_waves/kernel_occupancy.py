@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evidence.tables import markdown_table
 from kernels.devices import H200
-from snippets.tables import markdown_table
+from snippets.lib.waves import Waves, gemm_work_units
 from snippets.threads_blocks_warps_waves.occupancy import residency
-from snippets.work_mapping.waves import Waves, gemm_work_units
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "results" / "artifacts"
@@ -134,8 +134,8 @@ def balance_text() -> str:
 
 def example_waves() -> str:
     """Exercise answer: the project's GEMM example grid on the H200."""
+    from snippets.lib.waves import gemm_example_value
     from snippets.threads_blocks_warps_waves.occupancy import waves
-    from snippets.work_mapping.waves import gemm_example_value
 
     return waves(int(gemm_example_value("blocks")))
 

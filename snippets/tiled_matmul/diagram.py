@@ -5,7 +5,15 @@ same sizes traffic.py counts with."""
 
 import math
 
-from snippets.diagrams import ACCENT, FILL_ALPHA, FONT_SIZE, INK, MUTED, SECOND, figure
+from snippets.lib.diagrams import (
+    ACCENT,
+    FILL_ALPHA,
+    FONT_SIZE,
+    INK,
+    MUTED,
+    SECOND,
+    figure,
+)
 
 
 def tile_grid(M: int, N: int, BM: int, BN: int) -> tuple[int, int]:

@@ -10,7 +10,7 @@ Run it as a script to print the page's worked example.
 
 import math
 
-from snippets.tables import markdown_table
+from evidence.tables import markdown_table
 
 # The page shows the h200 section with its import, so it runs as copied.
 # isort: split

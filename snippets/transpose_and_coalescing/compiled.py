@@ -7,7 +7,7 @@ the instructions and the shared memory of each build, never the time.
 
 from pathlib import Path
 
-from snippets.fusion_residual_add_relu.artifact import (
+from snippets.lib.kernel_artifact import (
     ROOT,
     build,
     load,

@@ -5,7 +5,7 @@ kind: pencil model (banks.py), drawn at a reduced scale: 8 banks and an
 8 x 8 tile behave like 32 banks and a 32 x 32 tile.
 """
 
-from snippets.diagrams import ACCENT, FILL_ALPHA, FONT_SIZE, INK, MUTED, figure
+from snippets.lib.diagrams import ACCENT, FILL_ALPHA, FONT_SIZE, INK, MUTED, figure
 from snippets.transpose_and_coalescing.banks import LAYOUTS, words_used
 
 

@@ -2,7 +2,7 @@
 operations, in a decode step and in a prefill, on the H200's roofline."""
 
 from kernels.devices import H200
-from snippets.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+from snippets.lib.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
 from snippets.whole_model_roofline.worked import ops
 
 MARKERS = {"decode": ("o", SECOND), "prefill": ("s", ACCENT)}

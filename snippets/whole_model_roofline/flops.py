@@ -7,7 +7,7 @@ published figures in kernels/devices.py.
 from dataclasses import dataclass
 
 from kernels.devices import H200
-from snippets.memory_budgets_for_training.budget import (
+from snippets.lib.training_memory.budget import (
     ModelConfig,
     check_positive,
     parameter_count,
@@ -138,7 +138,7 @@ def layer_ops(
 
 
 if __name__ == "__main__":
-    from snippets.memory_budgets_for_training.budget import LLAMA3_8B
+    from snippets.lib.training_memory.budget import LLAMA3_8B
 
     train = training_flops_per_token(LLAMA3_8B, 8192)
     print(f"training FLOPs/token at 8192: {train / 1e9:.1f} G")

@@ -1,9 +1,9 @@
 """The worked problems of the whole-model roofline lesson: every number the
 page states is returned, as text, by a function here."""
 
+from evidence.tables import markdown_table
 from kernels.devices import H200
-from snippets.memory_budgets_for_training.worked import model
-from snippets.tables import markdown_table
+from snippets.lib.training_memory.worked import model
 from snippets.whole_model_roofline.flops import (
     attention_flops_per_token,
     layer_ops,

@@ -13,7 +13,7 @@ from tests.site.sitebuild import (
 )
 
 LESSON = "kernels/where-time-goes/connect-kernel-work-to-the-service"
-GOOD_INCLUDE = "snippets/connect_kernel_work_to_the_service/amdahl.py"
+GOOD_INCLUDE = "snippets/lib/amdahl.py"
 
 
 def page(body: str, access: str | None = "free") -> str:
@@ -94,7 +94,7 @@ def good_variant(tmp_path_factory) -> str:
 
 def test_variant_with_a_real_snippet_builds(good_variant):
     assert "overall_speedup" in good_variant
-    assert "src/snippets/connect_kernel_work_to_the_service/amdahl.py" in good_variant
+    assert "src/snippets/lib/amdahl.py" in good_variant
 
 
 def test_missing_snippet_file_fails_naming_page_and_file(tmp_path):

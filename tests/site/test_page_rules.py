@@ -14,7 +14,7 @@ from tests.site.displayed import page_blocks
 
 HOW_WE_KNOW_RE = re.compile(r"<summary>How we know</summary>")
 RUN_COMMAND_RE = re.compile(
-    r"^TRITON_INTERPRET=1 \.venv/bin/python -m snippets\.\w+\.\w+\n?$"
+    r"^TRITON_INTERPRET=1 \.venv/bin/python -m snippets(\.\w+)+\n?$"
 )
 REQUIRED_TERMS = [
     "occupancy", "Nsight Systems", "Nsight Compute", "prefill", "decode", "TTFT",

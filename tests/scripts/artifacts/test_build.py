@@ -16,8 +16,8 @@ import pytest
 import torch
 import triton
 
+import evidence as results
 from kernels.descriptor import Launch, discover
-from scripts import results
 from scripts.artifacts import build as artifacts
 from scripts.artifacts.build import load_build
 
@@ -171,9 +171,9 @@ def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
 
 
 def test_the_snippet_fixture_is_a_valid_artifact():
-    # tests/snippets/tiled_matmul/fixtures/matmul.sm_90a.json stands in for a
+    # tests/snippets/lib/fixtures/matmul.sm_90a.json stands in for a
     # real artifact; it must keep the real format.
-    fixture = results.ROOT / "tests/snippets/tiled_matmul/fixtures/matmul.sm_90a.json"
+    fixture = results.ROOT / "tests/snippets/lib/fixtures/matmul.sm_90a.json"
     results.read("artifact", fixture)
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from evidence import ROOT, ResultFileError, read, sha256_file
 from scripts.bench import migrate
-from scripts.results import ROOT, ResultFileError, read, sha256_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

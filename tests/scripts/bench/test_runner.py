@@ -14,11 +14,11 @@ import pytest
 import torch
 
 import kernels.residual_add_relu as module
+from evidence import benchmarks, sha256_file
+from evidence.method import METHOD
 from kernels.descriptor import discover
 from scripts.bench import __main__ as cli
 from scripts.bench import runner as bench
-from scripts.results import benchmarks, sha256_file
-from scripts.results.method import METHOD
 from scripts.site import bench_pages
 from tests.helpers.shared import once_per_session, shared_dir
 

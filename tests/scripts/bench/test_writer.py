@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from evidence import ResultFileError
 from scripts.bench.writer import ResultWriter
-from scripts.results import ResultFileError
 
 FIXTURE = (
     Path(__file__).resolve().parents[1]

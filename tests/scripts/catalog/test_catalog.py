@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from scripts import results
+import evidence as results
 from scripts.catalog import PATH, catalog
 
 

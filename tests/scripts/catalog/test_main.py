@@ -3,7 +3,7 @@
 
 import json
 
-from scripts import results
+import evidence as results
 from scripts.catalog.__main__ import EXIT_OK, EXIT_STALE, main
 
 

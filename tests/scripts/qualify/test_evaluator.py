@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from scripts import results
+import evidence as results
 from scripts.qualify import evaluator
 from scripts.qualify.refresh import CORPUS_TIMEOUT_S
 

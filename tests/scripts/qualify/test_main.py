@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from scripts import results
+import evidence as results
 from scripts.qualify.__main__ import main
 from scripts.qualify.cases import kernel_cases
 

@@ -19,7 +19,7 @@ hostile escape candidate runs live in test_sandbox.py.
 
 import pytest
 
-from scripts import results
+import evidence as results
 from scripts.qualify import evaluator, refresh
 from scripts.qualify.refresh import (
     CANDIDATES,

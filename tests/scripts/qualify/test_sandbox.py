@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from scripts import results
+import evidence as results
 from scripts.qualify import evaluator, refresh, sandbox
 
 ROOT = results.ROOT

@@ -4,7 +4,7 @@ import subprocess
 import pytest
 
 import scripts.sanitize as sanitize
-from scripts.results import read
+from evidence import read
 from snippets.compute_sanitizer import findings
 
 MEMCHECK_OUT = """========= COMPUTE-SANITIZER

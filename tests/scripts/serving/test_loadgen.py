@@ -1,6 +1,6 @@
 import pytest
 
-from scripts.results import ResultFileError, validate
+from evidence import ResultFileError, validate
 from scripts.serving import loadgen
 
 

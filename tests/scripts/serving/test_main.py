@@ -1,6 +1,6 @@
 """The load generator's --dry-run: the smoke test a GPU script runs first."""
 
-from scripts.results import read
+from evidence import read
 from scripts.serving.__main__ import main
 
 

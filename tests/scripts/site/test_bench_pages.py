@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.results import current_sources, sha256_bytes
-from scripts.results.benchmarks import load_results
-from scripts.results.method import METHOD, PROFILE_ROUNDS
+from evidence import current_sources, sha256_bytes
+from evidence.benchmarks import load_results
+from evidence.method import METHOD, PROFILE_ROUNDS
 from scripts.site import bench_pages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"

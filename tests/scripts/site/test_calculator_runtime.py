@@ -9,7 +9,7 @@ import pytest
 
 from scripts.site.calculator_runtime import call, convert, kind_of, run
 
-AMDAHL = "snippets.connect_kernel_work_to_the_service.amdahl"
+AMDAHL = "snippets.lib.amdahl"
 TRAFFIC = "snippets.tiled_matmul.traffic"
 
 
@@ -60,7 +60,7 @@ def test_call_converts_by_annotation():
 
 
 def test_run_gives_str_of_the_result():
-    from snippets.connect_kernel_work_to_the_service.amdahl import overall_speedup
+    from snippets.lib.amdahl import overall_speedup
 
     fields = json.dumps({"kernel_fraction": "0.2", "kernel_speedup": "2"})
     assert run(AMDAHL, "overall_speedup", fields) == [

@@ -19,7 +19,7 @@ from scripts.site.calculators import (
     number_text,
 )
 
-AMDAHL = "snippets/connect_kernel_work_to_the_service/amdahl.py"
+AMDAHL = "snippets/lib/amdahl.py"
 TRAFFIC = "snippets/tiled_matmul/traffic.py"
 PAGE = "kernels/example.md"
 URL = "kernels/example/"
@@ -41,7 +41,8 @@ def test_closure_of_a_snippet_holds_its_project_imports():
             "kernels/__init__.py",
             "kernels/devices.py",
             "snippets/__init__.py",
-            "snippets/tables.py",
+            "evidence/__init__.py",
+            "evidence/tables.py",
             "snippets/tiled_matmul/__init__.py",
             TRAFFIC,
         ]
@@ -106,7 +107,7 @@ def test_calculator_markup_follows_the_contract():
     assert "<button" in out and "data-output" in out
     assert "\n" not in out.split("\n\n")[1].rstrip("\n"), "one line of HTML"
     files = re.search(r'data-files="([^"]*)"', out)[1].split()
-    assert AMDAHL in files and "snippets/tables.py" in files
+    assert AMDAHL in files and "evidence/tables.py" in files
     assert PAGE in calculators._state["pages"]
     # The source link is relative to the page's URL.
     assert 'href="../../src/' + AMDAHL + '"' in out
@@ -127,7 +128,7 @@ def test_a_bad_calculator_fails_the_build_naming_the_page():
 
 
 def test_predict_computes_the_answer_at_build_time():
-    from snippets.connect_kernel_work_to_the_service.amdahl import overall_speedup
+    from snippets.lib.amdahl import overall_speedup
 
     line = (
         f'<!-- predict: {AMDAHL}:overall_speedup(0.2, 10.0) "How fast overall?" '

@@ -4,7 +4,7 @@ import pytest
 
 from scripts.site import diagrams as site_diagrams
 from scripts.site.fences import substitute_in_prose
-from snippets import diagrams
+from snippets.lib import diagrams
 
 
 def two_bars():

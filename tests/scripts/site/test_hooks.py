@@ -19,7 +19,7 @@ from scripts.site.hooks import (
     write_site_files,
 )
 
-AMDAHL = "snippets/connect_kernel_work_to_the_service/amdahl.py"
+AMDAHL = "snippets/lib/amdahl.py"
 
 
 def test_literal_arguments_are_parsed_and_code_is_refused():

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scripts import results
+import evidence as results
 from scripts.site import qualify_pages as pages
 
 

@@ -18,7 +18,7 @@ from scripts.site.run_boxes import (
     render_box,
 )
 
-AMDAHL = "snippets/connect_kernel_work_to_the_service/amdahl.py"
+AMDAHL = "snippets/lib/amdahl.py"
 
 
 def write(root, rel, text):

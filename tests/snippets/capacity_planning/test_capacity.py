@@ -1,5 +1,5 @@
 from snippets.capacity_planning import capacity
-from snippets.serving_engine.simulator import StepTime
+from snippets.lib.serving.simulator import StepTime
 
 
 def test_faster_kernels_leave_the_fixed_part():

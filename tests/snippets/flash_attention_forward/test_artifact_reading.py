@@ -3,7 +3,7 @@
 import json
 
 from snippets.flash_attention_forward import artifact_reading
-from snippets.hopper_tensor_cores.artifacts import artifact_path, build
+from snippets.lib.hopper_artifacts import artifact_path, build
 
 
 def test_products_cover_one_key_step_per_loop_in_the_committed_builds():

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from snippets.connect_kernel_work_to_the_service.amdahl import speedup_cap
 from snippets.from_trace_to_kernel import trace
+from snippets.lib.amdahl import speedup_cap
 
 FIXTURE = {
     "schema": 1,

@@ -4,7 +4,7 @@ import math
 
 from kernels.devices import H200
 from snippets.inference_budgets import worked
-from snippets.memory_budgets_for_training.budget import LLAMA3_8B, parameter_count
+from snippets.lib.training_memory.budget import LLAMA3_8B, parameter_count
 
 
 def test_gqa_factors_and_cache_sizes():

@@ -75,8 +75,8 @@ def check_page(page: Path) -> None:
 def test_the_page_follows_the_pattern():
     check_page(PAGE)
     text = PAGE.read_text(encoding="utf-8")
-    assert "<!-- calculator: snippets/memory_budgets_for_training/budget.py:" in text
-    assert "<!-- predict: snippets/memory_budgets_for_training/" in text
+    assert "<!-- calculator: snippets/lib/training_memory/budget.py:" in text
+    assert "<!-- predict: snippets/lib/training_memory/" in text
 
 
 def test_the_check_catches_a_typed_number():

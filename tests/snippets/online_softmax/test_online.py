@@ -5,8 +5,8 @@ import random
 
 import pytest
 
+from snippets.lib.softmax_merge import SCORES, SoftmaxState
 from snippets.online_softmax import online
-from snippets.work_mapping.softmax_merge import SCORES, SoftmaxState
 
 
 def rows():
@@ -57,7 +57,7 @@ def test_tree_merge_and_lane_states_equal_one_pass(block_size):
     tree = online.merged_state(SCORES, block_size)
     assert tree.max == m and tree.sum == pytest.approx(d, rel=1e-14)
     total = SoftmaxState(-math.inf, 0.0)
-    from snippets.work_mapping.softmax_merge import merge
+    from snippets.lib.softmax_merge import merge
 
     for state in online.lane_states(SCORES, block_size):
         total = merge(total, state)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from snippets.lib.scan_carries import COUNTS
 from snippets.prefix_scans_across_blocks import carries
-from snippets.work_mapping.scan_carries import COUNTS
 
 ROOT = Path(__file__).resolve().parents[3]
 

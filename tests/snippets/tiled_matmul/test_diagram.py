@@ -2,7 +2,7 @@
 
 import pytest
 
-from snippets.diagrams import ACCENT, SECOND
+from snippets.lib.diagrams import ACCENT, SECOND
 from snippets.tiled_matmul.diagram import tile_grid, tile_strips_figure
 
 

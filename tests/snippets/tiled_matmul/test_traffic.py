@@ -207,7 +207,7 @@ def test_every_worked_value_renders():
 def test_the_pages_comparisons_hold_for_the_worked_example():
     # The prose around the worked numbers compares them in words; these are
     # the comparisons it makes, so a change of WORKED cannot make it false.
-    from snippets.tiled_matmul.artifact_facts import SM90_REGISTERS_PER_SM
+    from snippets.lib.matmul_artifacts import SM90_REGISTERS_PER_SM
 
     w, s = t.WORKED, t.WORKED_ITEMSIZE
     M, N, K, BM, BN = (w[k] for k in ("M", "N", "K", "BM", "BN"))

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from scripts.tiny_lm import __main__ as runner
-from snippets.tiny_language_model import checkpoint as ckpt
+from snippets.lib.tiny_lm import checkpoint as ckpt
 
 ROOT = runner.ROOT
 NOTEBOOK = runner.NOTEBOOK

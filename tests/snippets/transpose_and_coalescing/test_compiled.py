@@ -35,7 +35,7 @@ def test_ldsm_branch_names_the_transposing_form(tmp_path):
 
     path = tmp_path / "results" / "artifacts" / "transpose.sm_90a.json"
     path.parent.mkdir(parents=True)
-    from snippets.fusion_residual_add_relu.artifact import FIELDS
+    from snippets.lib.kernel_artifact import FIELDS
 
     entry = {field: 0 for field in FIELDS}
     entry.update(build="tiled-bf16", sass_opcodes={"LDSM.16.MT88.4": 4})

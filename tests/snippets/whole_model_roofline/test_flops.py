@@ -3,7 +3,7 @@
 import pytest
 
 from kernels.devices import H200
-from snippets.memory_budgets_for_training.budget import LLAMA3_8B, parameter_count
+from snippets.lib.training_memory.budget import LLAMA3_8B, parameter_count
 from snippets.whole_model_roofline.flops import (
     inference_flops_per_token,
     layer_ops,

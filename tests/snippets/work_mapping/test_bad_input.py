@@ -2,10 +2,10 @@
 
 import pytest
 
-from snippets.work_mapping.scan_carries import split_blocks, write_ranges
-from snippets.work_mapping.softmax_merge import block_states
-from snippets.work_mapping.transpose_offsets import Layout, row_major
-from snippets.work_mapping.waves import Waves, gemm_work_units
+from snippets.lib.scan_carries import split_blocks, write_ranges
+from snippets.lib.softmax_merge import block_states
+from snippets.lib.transpose_offsets import Layout, row_major
+from snippets.lib.waves import Waves, gemm_work_units
 
 
 def test_bad_input_names_the_argument():

@@ -1,0 +1,248 @@
+"""The benchmark method's numbers and rules, shared by the runner and pages.
+
+The runner (``scripts/bench``) applies them and the pages
+(``scripts/site/bench_pages.py``) state them, so both read this one module.
+It imports neither torch nor Triton. Run and row statuses are not here: they
+are defined once, in ``schemas/bench.schema.json``, and read with
+``evidence.enum("bench", "row_status")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime, timedelta
+from typing import Any
+
+from evidence import ResultFileError
+
+# The method (docs/reference/benchmarks.md states these through method_value).
+METHOD = {
+    "warmup_ms": 100.0,  # at least this much warm-up per provider
+    "min_rounds": 3,  # interleaved rounds, each provider once per round
+    "flush_l2_multiple": 4,  # the L2 flush reads this many times L2
+    "launch_bound_us": 10.0,  # best median below this: launch-bound
+    "l2_affected_multiple": 2,  # working set below this many L2s: L2-affected
+    "hbm_bound_multiple": 4,  # working set at least this many L2s ...
+    "hbm_bound_min_us": 50.0,  # ... and best median at least this: HBM-bound
+    # A time below bytes / (best stream bandwidth x slack) is impossible.
+    "plausibility_slack": 1.05,
+    # Speedups past (what the byte counts allow) x margin are suspect.
+    "suspect_margin": 1.2,
+}
+LAUNCH_BOUND_MS = METHOD["launch_bound_us"] / 1e3
+
+#: profile -> device kind -> (rounds, timed calls per round). The "compare"
+#: profile is the qualification project's comparison, which times more calls
+#: per round on a GPU, where each call is short.
+PROFILE_ROUNDS: dict[str, dict[str, tuple[int, int]]] = {
+    "tiny": {"cpu": (3, 5), "cuda": (3, 5)},
+    "quick": {"cpu": (3, 10), "cuda": (3, 10)},
+    "full": {"cpu": (5, 10), "cuda": (5, 10)},
+    "compare": {"cpu": (5, 10), "cuda": (5, 20)},
+}
+PROFILES = tuple(PROFILE_ROUNDS)
+
+LABEL_LAUNCH = "launch-bound"
+LABEL_L2 = "L2-affected"
+LABEL_HBM = "HBM-bound"
+LABEL_FLOP = "FLOP-bound"
+LABEL_NONE = "unclassified"
+LABEL_UNALIGNED = "unaligned"  # a length not a multiple of 16 bytes
+LABEL_CPU = "CPU host timing"
+
+
+def rounds_for(profile: str, device_kind: str) -> tuple[int, int]:
+    """(rounds, timed calls per round) of one profile on "cpu" or "cuda"."""
+    if profile not in PROFILE_ROUNDS:
+        raise KeyError(f"no profile {profile!r}; known: {', '.join(PROFILES)}")
+    return PROFILE_ROUNDS[profile][device_kind]
+
+
+def classify(
+    metric: str,
+    best_median_ms: float | None,
+    working_set_bytes: int,
+    l2_bytes: int | None,
+    on_gpu: bool = True,
+    *,
+    intensity: float | None = None,
+    ridge: float | None = None,
+    aligned: bool = True,
+) -> list[str]:
+    """Labels for one shape, from its best median and its working set.
+
+    A FLOP-metric kernel (matmul, attention) given its arithmetic intensity
+    and the run's ridge point (matmul ceiling / copy ceiling) is judged by
+    those: above the ridge and long enough, it is FLOP-bound whether or not
+    its operands fit in L2, since its time goes to arithmetic either way.
+    ``aligned=False`` (a length that is not a multiple of 16 bytes, so no
+    128-bit accesses) adds a label that keeps the shape out of goal verdicts.
+    """
+    if not on_gpu:
+        return [LABEL_CPU]
+    if best_median_ms is None or not l2_bytes:
+        return [LABEL_NONE]
+    labels = []
+    if best_median_ms < LAUNCH_BOUND_MS:
+        labels.append(LABEL_LAUNCH)
+    long_enough = best_median_ms >= METHOD["hbm_bound_min_us"] / 1e3
+    if metric == "flops" and intensity and ridge and intensity >= ridge:
+        if long_enough:
+            labels.append(LABEL_FLOP)
+    elif working_set_bytes < METHOD["l2_affected_multiple"] * l2_bytes:
+        labels.append(LABEL_L2)
+    elif working_set_bytes >= METHOD["hbm_bound_multiple"] * l2_bytes and long_enough:
+        # Without an intensity (older callers), a FLOP-metric kernel out of
+        # L2 and long enough is taken to be limited by arithmetic.
+        labels.append(
+            LABEL_HBM if metric == "bandwidth" or intensity is not None else LABEL_FLOP
+        )
+    if not aligned:
+        labels.append(LABEL_UNALIGNED)
+    return labels or [LABEL_NONE]
+
+
+def plausibility_flags(
+    bytes_moved: int, median_ms: float, best_stream_bytes_per_s: float
+) -> list[str]:
+    """An "impossible" flag when the time is below what moving the bytes at
+    the best bandwidth any probe of the run reached takes (with a small
+    slack): the copy's for most kernels, the read-only stream's when that is
+    faster, so a fast correct reduction is never hidden."""
+    if not bytes_moved or not best_stream_bytes_per_s:
+        return []
+    floor_ms = (
+        bytes_moved / (best_stream_bytes_per_s * METHOD["plausibility_slack"]) * 1e3
+    )
+    if median_ms < floor_ms:
+        return [
+            f"impossible: median {median_ms:.4g} ms is below {floor_ms:.4g} ms, "
+            "the time to move the model's bytes at the fastest measured stream"
+        ]
+    return []
+
+
+def parse_utc(text: str) -> datetime | None:
+    """An ISO 8601 time with a UTC offset ("2026-11-29T15:10:19+00:00" or
+    "...Z"), or None when it does not parse or is not UTC."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.utcoffset() != timedelta(0):
+        return None  # naive, or another zone
+    return moment
+
+
+def _refuse(shown: str, field: str, why: str) -> ResultFileError:
+    return ResultFileError(f"{shown}: field '{field}': {why}")
+
+
+def _check_times(identity: dict[str, Any], shown: str) -> None:
+    started = parse_utc(identity["started_utc"])
+    if started is None:
+        raise _refuse(
+            shown,
+            "identity.started_utc",
+            f"{identity['started_utc'][:40]!r} is not an ISO 8601 UTC time",
+        )
+    finished_text = identity.get("finished_utc")
+    if finished_text is None:
+        return
+    if parse_utc(finished_text) is None:
+        raise _refuse(
+            shown,
+            "identity.finished_utc",
+            f"{finished_text[:40]!r} is not an ISO 8601 UTC time",
+        )
+
+
+def _check_datasheet(data: dict[str, Any], shown: str) -> None:
+    """On a device kernels/devices.py knows, nothing may beat its datasheet:
+    not a row marked ok, not the measured ceilings."""
+    from kernels.devices import figures_for
+
+    if data["identity"]["device_kind"] != "cuda":
+        return
+    figures = figures_for(data["device"]["name"])
+    if figures is None:
+        return
+    device = figures.name
+    hbm, peak = figures.hbm_bytes_per_s, figures.bf16_dense_flop_per_s
+    ceilings = data.get("ceilings") or {}
+    for stream in ("copy", "read"):
+        probe = ceilings.get(stream) or {}
+        for key in ("bandwidth_bytes_per_s", "best_bandwidth_bytes_per_s"):
+            if probe.get(key, 0) > hbm:
+                raise _refuse(
+                    shown,
+                    f"ceilings.{stream}.{key}",
+                    f"impossible: {probe[key] / 1e12:.3g} TB/s is above the "
+                    f"{device} datasheet's {hbm / 1e12:.3g} TB/s",
+                )
+    matmul = ceilings.get("matmul") or {}
+    for key in ("flop_rate_per_s", "best_flop_rate_per_s"):
+        if matmul.get(key, 0) > peak:
+            raise _refuse(
+                shown,
+                f"ceilings.matmul.{key}",
+                f"impossible: {matmul[key] / 1e12:.4g} TFLOP/s is above the "
+                f"{device} datasheet's dense bf16 {peak / 1e12:.4g} TFLOP/s",
+            )
+    for i, row in enumerate(data["rows"]):
+        if not row.get("timed") or row["status"] != "ok":
+            continue  # implausible rows are kept, flagged, and never shown
+        seconds = row["median_ms"] * 1e-3
+        if row["bytes_moved"] / seconds > hbm:
+            raise _refuse(
+                shown,
+                f"rows[{i}].median_ms",
+                f"impossible: {row['bytes_moved']} bytes in {row['median_ms']:.4g} "
+                f"ms is {row['bytes_moved'] / seconds / 1e12:.3g} TB/s, above the "
+                f"{device} datasheet's {hbm / 1e12:.3g} TB/s",
+            )
+        if row["flops"] / seconds > peak:
+            raise _refuse(
+                shown,
+                f"rows[{i}].median_ms",
+                f"impossible: {row['flops']} FLOPs in {row['median_ms']:.4g} ms "
+                f"is {row['flops'] / seconds / 1e12:.4g} TFLOP/s, above the "
+                f"{device} datasheet's dense bf16 {peak / 1e12:.4g} TFLOP/s",
+            )
+
+
+def check_consistency(
+    data: dict[str, Any], shown: str, known_kernels: Collection[str] | None = None
+) -> None:
+    """The checks on a bench file that JSON Schema cannot express: every
+    row's kernel is listed in ``kernels`` (and, given ``known_kernels``, is
+    one the project has), p20 <= median <= p80, the start and finish times
+    parse as UTC, and on a device with known datasheet figures nothing is
+    faster than the datasheet allows. Raises ResultFileError naming the file
+    and the field (after schema validation)."""
+    kernels = data["kernels"]
+    if known_kernels is not None:
+        for name in kernels:
+            if name not in known_kernels:
+                raise _refuse(
+                    shown,
+                    f"kernels.{name}",
+                    "not a kernel of this project (results/kernels.json)",
+                )
+    for i, row in enumerate(data["rows"]):
+        where = f"rows[{i}]"
+        if row["kernel"] not in kernels:
+            raise ResultFileError(
+                f"{shown}: field '{where}.kernel' names {row['kernel']!r}, "
+                "which 'kernels' does not list"
+            )
+        if row.get("timed") and not (
+            row["p20_ms"] <= row["median_ms"] <= row["p80_ms"]
+        ):
+            raise ResultFileError(
+                f"{shown}: fields '{where}.p20_ms' <= 'median_ms' <= 'p80_ms' "
+                "do not hold"
+            )
+    if "identity" in data:
+        _check_times(data["identity"], shown)
+        _check_datasheet(data, shown)

@@ -1,0 +1,170 @@
+"""Amdahl's law for kernel work inside a service (lesson: Connect kernel work
+to the service). Every number the page states is computed here."""
+
+import math
+
+from evidence.tables import markdown_table
+
+
+# --8<-- [start:overall-speedup]
+def overall_speedup(kernel_fraction: float, kernel_speedup: float) -> float:
+    """Whole-workload speedup when only the kernel gets faster.
+
+    Split the original time T into the kernel's share f*T and the rest
+    (1 - f)*T. Only the kernel's share shrinks, by kernel_speedup:
+        T_new = (1 - f)*T + f*T / kernel_speedup
+    and the overall speedup is T / T_new.
+    """
+    check_fraction(kernel_fraction)
+    if kernel_speedup <= 0:
+        raise ValueError(f"kernel_speedup must be positive, got {kernel_speedup}")
+    rest = 1.0 - kernel_fraction
+    return 1.0 / (rest + kernel_fraction / kernel_speedup)
+
+
+def speedup_cap(kernel_fraction: float) -> float:
+    """The limit as the kernel becomes instantaneous: 1 / (1 - f)."""
+    check_fraction(kernel_fraction)
+    if kernel_fraction == 1.0:
+        return math.inf
+    return 1.0 / (1.0 - kernel_fraction)
+
+
+# --8<-- [end:overall-speedup]
+
+
+def check_fraction(kernel_fraction: float) -> None:
+    if not 0.0 <= kernel_fraction <= 1.0:
+        raise ValueError(f"kernel_fraction must lie in [0, 1], got {kernel_fraction}")
+
+
+# --8<-- [start:required-speedup]
+def required_kernel_speedup(kernel_fraction: float, target: float) -> float:
+    """Kernel speedup needed for a target overall speedup.
+
+    Solving target = 1 / ((1 - f) + f / s) for s gives
+        s = f / (1 / target - (1 - f)).
+    At or beyond the cap there is no finite answer: returns math.inf.
+    """
+    check_fraction(kernel_fraction)
+    if target < 1.0:
+        raise ValueError(f"target must be at least 1, got {target}")
+    room = 1.0 / target - (1.0 - kernel_fraction)
+    if room <= 0.0:
+        return math.inf
+    return kernel_fraction / room
+
+
+# --8<-- [end:required-speedup]
+
+
+# --8<-- [start:headroom]
+def remaining_headroom(kernel_fraction: float, kernel_speedup_now: float) -> float:
+    """How much faster the whole workload could still get, at most, if the
+    kernel (already kernel_speedup_now times faster) became instantaneous."""
+    now = overall_speedup(kernel_fraction, kernel_speedup_now)
+    return speedup_cap(kernel_fraction) / now
+
+
+# --8<-- [end:headroom]
+
+
+# The table on the page: rows are the kernel's share of the original time,
+# columns how much faster the kernel gets.
+TABLE_FRACTIONS = (0.05, 0.10, 0.20, 0.50, 0.80, 0.95)
+TABLE_SPEEDUPS = (1.5, 2.0, 5.0, 10.0, math.inf)
+
+# The lesson's running example and exercise.
+EXAMPLE_FRACTION = 0.20
+EXERCISE_STEP_MS = 40.0
+EXERCISE_KERNEL_MS = 12.0
+EXERCISE_KERNEL_SPEEDUP = 3.0
+EXERCISE_TARGET = 1.3
+
+
+def fmt_x(value: float, digits: int = 2) -> str:
+    """A speedup as text: 1.25×, or ∞ for an unbounded one."""
+    return "∞" if math.isinf(value) else f"{value:.{digits}f}×"
+
+
+def fmt_pct(fraction: float) -> str:
+    return f"{fraction * 100:.0f}%"
+
+
+def speedup_table() -> str:
+    """Markdown table of overall speedup against kernel share and speedup."""
+    header = ["kernel share of time"] + [
+        "instantaneous kernel" if math.isinf(s) else f"kernel {fmt_x(s, 1)}"
+        for s in TABLE_SPEEDUPS
+    ]
+    rows = [
+        [fmt_pct(f)] + [fmt_x(overall_speedup(f, s)) for s in TABLE_SPEEDUPS]
+        for f in TABLE_FRACTIONS
+    ]
+    return markdown_table(header, rows) + "\n"
+
+
+def cap_text(kernel_fraction: float) -> str:
+    return fmt_x(speedup_cap(kernel_fraction))
+
+
+def cap_formula_text(kernel_fraction: float) -> str:
+    """'1 / (1 − 0.2) = 1.25×' for the page's opening example."""
+    rest = 1.0 - kernel_fraction
+    return f"1 / (1 − {kernel_fraction:g}) = 1 / {rest:g} = {cap_text(kernel_fraction)}"
+
+
+def pct_text(fraction: float) -> str:
+    return fmt_pct(fraction)
+
+
+def overall_text(kernel_fraction: float, kernel_speedup: float) -> str:
+    return fmt_x(overall_speedup(kernel_fraction, kernel_speedup))
+
+
+def required_text(kernel_fraction: float, target: float) -> str:
+    return fmt_x(required_kernel_speedup(kernel_fraction, target))
+
+
+def headroom_text(kernel_fraction: float, kernel_speedup_now: float) -> str:
+    return fmt_x(remaining_headroom(kernel_fraction, kernel_speedup_now))
+
+
+def exercise() -> dict[str, float]:
+    """The exercise's givens and its answers, all derived here."""
+    f = EXERCISE_KERNEL_MS / EXERCISE_STEP_MS
+    new_step = (
+        EXERCISE_STEP_MS
+        - EXERCISE_KERNEL_MS
+        + EXERCISE_KERNEL_MS / EXERCISE_KERNEL_SPEEDUP
+    )
+    return {
+        "step_ms": EXERCISE_STEP_MS,
+        "kernel_ms": EXERCISE_KERNEL_MS,
+        "fraction": f,
+        "cap": speedup_cap(f),
+        "kernel_speedup": EXERCISE_KERNEL_SPEEDUP,
+        "new_step_ms": new_step,
+        "overall": overall_speedup(f, EXERCISE_KERNEL_SPEEDUP),
+        "target": EXERCISE_TARGET,
+        "required": required_kernel_speedup(f, EXERCISE_TARGET),
+    }
+
+
+def exercise_text(field: str) -> str:
+    """One exercise value, formatted for prose."""
+    value = exercise()[field]
+    if field in ("cap", "overall", "required", "target", "kernel_speedup"):
+        return fmt_x(value, 1 if field in ("target", "kernel_speedup") else 2)
+    if field == "fraction":
+        return fmt_pct(value)
+    return f"{value:g} ms"
+
+
+if __name__ == "__main__":
+    print("cap for a kernel at 20%:", cap_formula_text(EXAMPLE_FRACTION))
+    print("kernel at 20%, 2x faster:", overall_text(EXAMPLE_FRACTION, 2.0), "overall")
+    print("kernel at 50%, 1.5x overall needs:", required_text(0.5, 1.5), "kernel")
+    print("exercise:")
+    for key, value in exercise().items():
+        print(f"{key:>15}: {value:.4g}")

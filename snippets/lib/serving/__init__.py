@@ -1,0 +1,1 @@
+"""The serving engine (taught in docs/inference/serving-engine.md)."""

@@ -1,0 +1,173 @@
+"""The engine's scheduler on a simulated clock (docs/inference/capacity-planning.md).
+
+Standard library only. The scheduling does not depend on which tokens the
+model picks (no request stops early), so the simulator runs the very same
+Scheduler and serve loop as engine.py and replaces the forward pass by a
+step time fitted to the engine's measured steps: the CPU's today, a GPU's
+once a GPU run records them.
+"""
+
+from dataclasses import dataclass
+
+from snippets.lib.serving.scheduler import Scheduler, Sequence, serve
+
+
+# --8<-- [start:percentile]
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile by nearest rank: the smallest value with at least
+    q% of the values at or below it. Always a value that was observed."""
+    if not values:
+        raise ValueError("values is empty")
+    if not 0 < q <= 100:
+        raise ValueError(f"q must be in (0, 100], got {q}")
+    ordered = sorted(values)
+    rank = -(-q * len(ordered) // 100)  # ceiling of q% of n
+    return ordered[int(rank) - 1]
+
+
+# --8<-- [end:percentile]
+
+
+# --8<-- [start:request-metrics]
+def request_metrics(arrival: float, token_times: list[float]) -> dict:
+    """TTFT: arrival to first token. TPOT: the mean gap between later tokens
+    (None for a one-token reply). Inter-token latencies: every gap."""
+    gaps = [b - a for a, b in zip(token_times[:-1], token_times[1:], strict=True)]
+    return {
+        "ttft": token_times[0] - arrival,
+        "tpot": sum(gaps) / len(gaps) if gaps else None,
+        "itl": gaps,
+        "e2e": token_times[-1] - arrival,
+    }
+
+
+# --8<-- [end:request-metrics]
+
+
+def summarize(requests: list[dict], span: float) -> dict:
+    """p50/p99 of TTFT and TPOT (seconds) and output tokens per second."""
+    ttft = [r["ttft"] for r in requests]
+    tpot = [r["tpot"] for r in requests if r["tpot"] is not None]
+    tokens = sum(r["output_tokens"] for r in requests)
+    return {
+        "ttft_p50_s": percentile(ttft, 50),
+        "ttft_p99_s": percentile(ttft, 99),
+        "tpot_p50_s": percentile(tpot, 50) if tpot else None,
+        "tpot_p99_s": percentile(tpot, 99) if tpot else None,
+        "output_tokens_per_s": tokens / span,
+        "requests_per_s": len(requests) / span,
+    }
+
+
+# --8<-- [start:step-model]
+@dataclass(frozen=True)
+class StepTime:
+    """Seconds per step = fixed + per_seq * sequences + per_token * tokens fed."""
+
+    fixed: float
+    per_seq: float
+    per_token: float
+
+    def __call__(self, seqs: int, tokens: int) -> float:
+        return self.fixed + self.per_seq * seqs + self.per_token * tokens
+
+
+def fit_step_time(steps: list[dict]) -> StepTime:
+    """Least squares over measured steps (the normal equations, 3 by 3).
+    A step dict may stand for `count` identical steps of mean `seconds`:
+    the sums below, and so the fit, come out the same."""
+    a = [[0.0] * 3 for _ in range(3)]
+    b = [0.0] * 3
+    for s in steps:
+        row = (1.0, s["seqs"], s["prefill_tokens"] + s["decode_tokens"])
+        n = s.get("count", 1)
+        for i in range(3):
+            b[i] += n * row[i] * s["seconds"]
+            for j in range(3):
+                a[i][j] += n * row[i] * row[j]
+    for col in range(3):  # Gaussian elimination with partial pivoting
+        pivot = max(range(col, 3), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot], b[col], b[pivot] = a[pivot], a[col], b[pivot], b[col]
+        if abs(a[col][col]) < 1e-12:
+            raise ValueError("steps do not vary enough to fit a step time")
+        for r in range(col + 1, 3):
+            f = a[r][col] / a[col][col]
+            a[r] = [x - f * y for x, y in zip(a[r], a[col], strict=True)]
+            b[r] -= f * b[col]
+    x = [0.0, 0.0, 0.0]
+    for i in (2, 1, 0):
+        x[i] = (b[i] - sum(a[i][j] * x[j] for j in range(i + 1, 3))) / a[i][i]
+    return StepTime(*x)
+
+
+# --8<-- [end:step-model]
+
+
+# --8<-- [start:simulate]
+class SimClock:
+    """Simulated seconds: a step advances it, waiting jumps it."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def wait_until(self, t: float) -> None:
+        self.t = max(self.t, t)
+
+
+def simulate(requests, step_time, *, max_batch, block_size, num_blocks):
+    """Serve `requests` (dicts with arrival, prompt_tokens, output_tokens)
+    on a simulated clock; returns one metrics dict per request."""
+    clock = SimClock()
+
+    def step(batch):
+        fed = sum(len(s.tokens) - s.cached for s in batch)
+        clock.t += step_time(len(batch), fed)
+        return [0] * len(batch)  # the token's value never changes the schedule
+
+    seqs = [
+        Sequence(i, [0] * r["prompt_tokens"], r["output_tokens"], r["arrival"])
+        for i, r in enumerate(requests)
+    ]
+    sched = Scheduler(max_batch=max_batch, block_size=block_size, num_blocks=num_blocks)
+    done = serve(sched, seqs, step, clock)
+    return [
+        {**request_metrics(s.arrival, s.token_times), "output_tokens": s.limit}
+        for s in done
+    ]
+
+
+# --8<-- [end:simulate]
+
+
+def poisson_arrivals(rate: float, count: int, seed: int) -> list[float]:
+    """Arrival times of a Poisson process: exponential gaps of mean 1/rate."""
+    import random
+
+    if rate <= 0:
+        raise ValueError(f"rate must be positive, got {rate}")
+    rng = random.Random(seed)
+    t, times = 0.0, []
+    for _ in range(count):
+        t += rng.expovariate(rate)
+        times.append(t)
+    return times
+
+
+if __name__ == "__main__":
+    model = StepTime(fixed=0.004, per_seq=0.001, per_token=0.0001)
+    for rate in (5.0, 20.0, 60.0):
+        reqs = [
+            {"arrival": t, "prompt_tokens": 20, "output_tokens": 16}
+            for t in poisson_arrivals(rate, 200, seed=1)
+        ]
+        out = simulate(reqs, model, max_batch=8, block_size=16, num_blocks=64)
+        span = max(r["arrival"] + m["e2e"] for r, m in zip(reqs, out, strict=True))
+        s = summarize(out, span)
+        print(
+            f"{rate:5.1f} req/s: TTFT p50 {s['ttft_p50_s'] * 1e3:6.1f} ms, "
+            f"p99 {s['ttft_p99_s'] * 1e3:6.1f} ms; "
+            f"TPOT p50 {s['tpot_p50_s'] * 1e3:5.1f} ms"
+        )

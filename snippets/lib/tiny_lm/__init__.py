@@ -1,0 +1,1 @@
+"""The tiny language model (taught in docs/start/tiny-language-model.ipynb)."""

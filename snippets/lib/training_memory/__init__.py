@@ -1,0 +1,4 @@
+"""The training-memory model.
+
+Taught in docs/foundations/memory-budgets-for-training.md.
+"""

@@ -1,0 +1,225 @@
+"""The worked problems of the training-memory lesson: every number the page
+states is returned, as text, by a function here."""
+
+import json
+from pathlib import Path
+
+from kernels.devices import H200
+from snippets.lib.training_memory.budget import (
+    BYTES_PER_PARAMETER,
+    GB,
+    MODELS,
+    RECOMPUTE,
+    ModelConfig,
+    activation_bytes_per_layer,
+    gb,
+    model_state_bytes,
+    parameter_count,
+    training_memory_bytes,
+)
+
+RUN_RECORD = Path(__file__).resolve().parents[3] / "results" / "tiny_lm" / "run.json"
+
+# The lesson's running example: one sequence of Llama-3's training length.
+WORKED = {"micro_batch": 1, "seq_len": 8192, "data_parallel": 16}
+
+
+def model(key: str) -> ModelConfig:
+    if key not in MODELS:
+        raise ValueError(f"model must be one of {sorted(MODELS)}, got {key!r}")
+    return MODELS[key]
+
+
+def params_text(key: str) -> str:
+    return f"{parameter_count(model(key))['total'] / 1e9:.2f} billion"
+
+
+def config_value(key: str, field: str) -> str:
+    return f"{getattr(model(key), field):,}"
+
+
+def bytes_per_parameter() -> int:
+    return sum(BYTES_PER_PARAMETER.values())
+
+
+def bytes_per_parameter_text() -> str:
+    return f"{bytes_per_parameter()} bytes"
+
+
+def h200_text() -> str:
+    return gb(H200.memory_bytes)
+
+
+# Problem 1: the model states of the 8B model against one H200.
+def model_state_gb(key: str) -> float:
+    """The predict box's answer: weights + gradients + Adam state, in GB."""
+    params = parameter_count(model(key))["total"]
+    return round(sum(model_state_bytes(params).values()) / GB, 1)
+
+
+def model_state_text(key: str) -> str:
+    return f"{model_state_gb(key):.1f} GB"
+
+
+def state_headroom_text(key: str) -> str:
+    """What one H200 has left once the model states are in."""
+    params = parameter_count(model(key))["total"]
+    left = H200.memory_bytes - sum(model_state_bytes(params).values())
+    if left < 0:
+        return f"short by {gb(-left)}"
+    return f"{gb(left)} left for activations"
+
+
+# Problem 2: activations per token, per layer, in each recompute mode.
+def per_token_layer_bytes(key: str, recompute: str) -> float:
+    cfg = model(key)
+    s, b = WORKED["seq_len"], WORKED["micro_batch"]
+    return activation_bytes_per_layer(s, b, cfg.hidden, cfg.heads, recompute) / (s * b)
+
+
+def per_token_layer_text(key: str, recompute: str) -> str:
+    return f"{per_token_layer_bytes(key, recompute) / 1024:,.0f} KiB"
+
+
+def activations_text(key: str, recompute: str) -> str:
+    """All layers' saved activations for the worked micro-batch."""
+    cfg = model(key)
+    parts = training_memory_bytes(
+        cfg, WORKED["micro_batch"], WORKED["seq_len"], recompute
+    )
+    return gb(parts["activations"])
+
+
+def total_text(key: str, recompute: str) -> str:
+    cfg = model(key)
+    parts = training_memory_bytes(
+        cfg, WORKED["micro_batch"], WORKED["seq_len"], recompute
+    )
+    verdict = "fits" if parts["total"] <= H200.memory_bytes else "does not fit"
+    return f"{gb(parts['total'])}, which {verdict}"
+
+
+# Problem 3: the longest sequence that fits one H200.
+def longest_sequence(key: str, recompute: str, zero_stage: int = 0) -> int:
+    """Largest seq_len (micro-batch 1) whose budget fits one H200; 0 if even
+    one token does not. Bisection, since the budget grows with seq_len."""
+    cfg = model(key)
+
+    def fits(s: int) -> bool:
+        parts = training_memory_bytes(cfg, 1, s, recompute, zero_stage, 1)
+        return parts["total"] <= H200.memory_bytes
+
+    if not fits(1):
+        return 0
+    lo, hi = 1, 2
+    while fits(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def longest_sequence_text(key: str, recompute: str) -> str:
+    return f"{longest_sequence(key, recompute):,} tokens"
+
+
+# Problem 4: how many ranks ZeRO needs before the 70B model fits.
+def min_ranks(key: str, zero_stage: int, recompute: str = "full") -> int | None:
+    """Fewest data-parallel ranks whose per-GPU budget fits one H200, for
+    the worked micro-batch; None when no number of ranks is enough (the
+    unsharded part alone is too big)."""
+    cfg = model(key)
+    s, b = WORKED["seq_len"], WORKED["micro_batch"]
+    many = training_memory_bytes(cfg, b, s, recompute, zero_stage, 10**9)
+    if many["total"] > H200.memory_bytes:
+        return None
+    ranks = 1
+    while True:
+        parts = training_memory_bytes(cfg, b, s, recompute, zero_stage, ranks)
+        if parts["total"] <= H200.memory_bytes:
+            return ranks
+        ranks += 1
+
+
+def min_ranks_text(key: str, zero_stage: int) -> str:
+    ranks = min_ranks(key, zero_stage)
+    return "no number of GPUs" if ranks is None else f"{ranks} GPUs"
+
+
+def unsharded_text(key: str, zero_stage: int) -> str:
+    """What stays whole on every rank at a ZeRO stage (the floor)."""
+    params = parameter_count(model(key))["total"]
+    parts = model_state_bytes(params, zero_stage, 10**12)
+    return f"{sum(parts.values()) / GB:,.4g} GB"
+
+
+# Problem 5: the tiny language model trained in fp32, predicted and counted.
+def tiny_run() -> dict:
+    return json.loads(RUN_RECORD.read_text(encoding="utf-8"))
+
+
+def tiny_state_bytes_predicted() -> float:
+    """fp32 training keeps no separate master copy: weight 4, gradient 4,
+    Adam m and v 4 each, so 16 bytes per parameter again."""
+    return float(tiny_run()["parameters"] * (4 + 4 + 4 + 4))
+
+
+def tiny_state_bytes_measured() -> float:
+    """The run record's count of the same tensors, taken from the model."""
+    counted = tiny_run()["memory_bytes"]
+    return float(counted["weights"] + counted["gradients"] + counted["optimizer state"])
+
+
+def tiny_text(field: str) -> str:
+    if field == "parameters":
+        return f"{tiny_run()['parameters']:,}"
+    if field == "predicted":
+        return f"{tiny_state_bytes_predicted():,.0f} bytes"
+    if field == "measured":
+        return f"{tiny_state_bytes_measured():,.0f} bytes"
+    raise ValueError(f"field must be parameters, predicted or measured: {field!r}")
+
+
+def state_table(key: str) -> str:
+    """Markdown table: per-GPU model state at each ZeRO stage."""
+    from evidence.tables import markdown_table
+
+    params = parameter_count(model(key))["total"]
+    ranks = WORKED["data_parallel"]
+    rows = []
+    for stage in range(4):
+        parts = model_state_bytes(params, stage, ranks)
+        rows.append(
+            [
+                f"ZeRO-{stage}" if stage else "plain data parallel",
+                gb(parts["weights"]),
+                gb(parts["gradients"]),
+                gb(parts["optimizer"]),
+                gb(sum(parts.values())),
+            ]
+        )
+    header = ["stage", "weights", "gradients", "optimizer", "per GPU"]
+    return markdown_table(header, rows, "lrrrr") + "\n"
+
+
+def ranks_text() -> str:
+    return str(WORKED["data_parallel"])
+
+
+def seq_text() -> str:
+    return f"{WORKED['seq_len']:,}"
+
+
+if __name__ == "__main__":
+    for key in MODELS:
+        print(key, params_text(key), model_state_text(key), state_headroom_text(key))
+    for mode in RECOMPUTE:
+        print(
+            mode,
+            per_token_layer_text("llama3-8b", mode),
+            total_text("llama3-8b", mode),
+            longest_sequence_text("llama3-8b", mode),
+        )
+    print([min_ranks_text("llama3-70b", stage) for stage in range(4)])
+    print("tiny:", tiny_text("predicted"), "vs", tiny_text("measured"))
