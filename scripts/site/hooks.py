@@ -13,7 +13,9 @@ What they do, in build order:
   of built pages.
 - ``on_page_markdown``: fails the build when a page lacks ``access: free`` or
   ``access: premium`` (or disagrees with the roadmap); replaces
-  ``<!-- insert: PATH.py:FUNC(ARGS) -->`` with the function's result and
+  ``<!-- insert: PATH.py:FUNC(ARGS) -->`` with the function's result,
+  ``<!-- fact: PATH.py:KEY -->`` with ``facts()[KEY]`` of that file (one
+  mapping per snippet, computed once a build; an unknown key fails here) and
   ``<!-- roadmap: ... -->`` with a roadmap table, ``<!-- run: ... -->`` with
   the "Run it yourself" box (``scripts/site/run_boxes.py``) and
   ``<!-- glossary -->`` with the terms (``scripts/site/glossary.py``); checks
@@ -76,10 +78,12 @@ SITE_FILE_PROVIDERS = [("scripts/site/bench_pages.py", "site_files")]
 INSERT_RE = re.compile(
     r"<!--\s*insert:\s*(?P<path>[\w./-]+\.py):(?P<func>\w+)\((?P<args>[^\n]*?)\)\s*-->"
 )
+# One value a snippet states: the module's `facts()` mapping, looked up by key.
+FACT_RE = re.compile(r"<!--\s*fact:\s*(?P<path>[\w./-]+\.py):(?P<key>[\w.-]+)\s*-->")
 # A displayed block that does not run when pasted alone says so in its title.
 EXCERPT_SUFFIX = " (excerpt)"
 INDENTED_INSERT_RE = re.compile(
-    r"^(?P<indent>[ \t]+)(?P<placeholder><!--\s*insert:[^\n]*?-->)\s*$"
+    r"^(?P<indent>[ \t]+)(?P<placeholder><!--\s*(?:insert|fact):[^\n]*?-->)\s*$"
 )
 SNIPPET_LINE_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"(?P<target>[^"]+)"\s*$')
 
@@ -191,6 +195,33 @@ def run_insert(path: str, func_name: str, args_text: str, page_url: str) -> str:
     return str(result)
 
 
+class UnknownFact(KeyError):
+    """A `fact:` key the snippet's facts() does not hold."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def fact_value(path: str, key: str) -> str:
+    """`facts()[key]` of the project file at `path`, computed once a build;
+    the one place an unknown key is refused, naming the keys there are."""
+    cache = _state.setdefault("facts", {})
+    if path not in cache:
+        func = getattr(module_for(path), "facts", None)
+        if func is None or not callable(func):
+            raise AttributeError(f"{path} has no function 'facts'")
+        started = time.perf_counter()
+        cache[path] = func()
+        timing = f"{path}:facts"
+        _state["timings"][timing] = time.perf_counter() - started
+    values = cache[path]
+    if key not in values:
+        known = ", ".join(sorted(values)[:12])
+        more = f" and {len(values) - 12} more" if len(values) > 12 else ""
+        raise UnknownFact(f"{path}: facts() has no key {key!r} (known: {known}{more})")
+    return str(values[key])
+
+
 def make_figure(path: str, func_name: str, args_text: str):
     func = getattr(module_for(path), func_name, None)
     if func is None or not callable(func):
@@ -218,6 +249,18 @@ def expand_inserts(markdown: str, src: str, page_url: str) -> str:
                 f"docs/{src}: insert {where} failed: {type(exc).__name__}: {exc}"
             ) from exc
 
+    def replace_fact(match: re.Match) -> str:
+        try:
+            return fact_value(match["path"], match["key"])
+        except Exception as exc:  # every failure names the page and placeholder
+            raise PluginError(
+                f"docs/{src}: fact {match['path']}:{match['key']} failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+    def both(text: str) -> str:
+        return FACT_RE.sub(replace_fact, INSERT_RE.sub(replace, text))
+
     # A placeholder alone on an indented line (inside an admonition or a
     # folded answer) keeps every line of a multi-line result, such as a
     # table, at that indentation, so the result stays inside the block.
@@ -225,12 +268,13 @@ def expand_inserts(markdown: str, src: str, page_url: str) -> str:
     for line, in_code in lines_with_fence_state(markdown):
         whole = None if in_code else INDENTED_INSERT_RE.match(line)
         if whole:
-            text = INSERT_RE.sub(replace, whole["placeholder"])
+            text = both(whole["placeholder"])
             line = whole["indent"] + text.rstrip("\n").replace(
                 "\n", "\n" + whole["indent"]
             )
         lines.append(line)
-    return substitute_in_prose(INSERT_RE, replace, "\n".join(lines))
+    markdown = substitute_in_prose(INSERT_RE, replace, "\n".join(lines))
+    return substitute_in_prose(FACT_RE, replace_fact, markdown)
 
 
 # --------------------------------------------------------------------------
@@ -382,6 +426,7 @@ def on_pre_build(config, **kwargs):
         if name.split(".")[0] in PROJECT_PACKAGES:
             del sys.modules[name]
     _state["timings"] = {}
+    _state["facts"] = {}
     _state["pool"], _state["site_files"] = start_site_files(
         providers_used(Path(config["docs_dir"])),
         in_background=_state.get("command") == "build",

@@ -151,14 +151,21 @@ def exercise() -> dict[str, float]:
     }
 
 
-def exercise_text(field: str) -> str:
-    """One exercise value, formatted for prose."""
-    value = exercise()[field]
-    if field in ("cap", "overall", "required", "target", "kernel_speedup"):
-        return fmt_x(value, 1 if field in ("target", "kernel_speedup") else 2)
-    if field == "fraction":
-        return fmt_pct(value)
-    return f"{value:g} ms"
+def facts() -> dict[str, str]:
+    """Every value the pages state by name, formatted for prose; a page reads
+    one as ``<!-- fact: snippets/lib/amdahl.py:exercise.cap -->``."""
+    out = {}
+    for field, value in exercise().items():
+        if field in ("cap", "overall", "required"):
+            text = fmt_x(value, 2)
+        elif field in ("target", "kernel_speedup"):
+            text = fmt_x(value, 1)
+        elif field == "fraction":
+            text = fmt_pct(value)
+        else:
+            text = f"{value:g} ms"
+        out[f"exercise.{field}"] = text
+    return out
 
 
 if __name__ == "__main__":

@@ -57,6 +57,25 @@ def test_a_failing_insert_names_page_and_placeholder():
         expand_inserts(f"<!-- insert: {AMDAHL}:nothing() -->", "a/b.md", "a/b/")
 
 
+def test_a_fact_is_looked_up_by_key_in_prose_and_inside_a_fold():
+    fact = f"<!-- fact: {AMDAHL}:exercise.cap -->"
+    page = f'The cap is {fact}.\n\n??? success "Answer"\n\n    {fact}\n`{fact}`'
+    lines = expand_inserts(page, "index.md", "").split("\n")
+    assert lines[0].startswith("The cap is ") and lines[0].endswith("×.")
+    assert lines[4].startswith("    ") and lines[4].endswith("×")
+    assert lines[5] == f"`{fact}`"  # shown as syntax inside a code span
+
+
+def test_an_unknown_fact_is_refused_once_naming_page_key_and_known_keys():
+    with pytest.raises(PluginError) as caught:
+        expand_inserts(f"<!-- fact: {AMDAHL}:exercise.nope -->", "a/b.md", "a/b/")
+    message = str(caught.value)
+    assert message.startswith("docs/a/b.md: fact snippets/lib/amdahl.py:exercise.nope")
+    assert "'exercise.nope'" in message and "exercise.cap" in message
+    with pytest.raises(PluginError, match="has no function 'facts'"):
+        expand_inserts("<!-- fact: kernels/devices.py:x -->", "a/b.md", "a/b/")
+
+
 def fence(title: str, target: str, indent: str = "") -> str:
     return f'{indent}```python title="{title}"\n{indent}--8<-- "{target}"\n{indent}```'
 

@@ -61,3 +61,11 @@ def test_table_has_a_row_per_fraction_and_ends_at_the_cap():
     assert len(table) == 2 + len(amdahl.TABLE_FRACTIONS)
     row_20 = next(line for line in table if line.startswith("| 20% |"))
     assert row_20.rstrip(" |").endswith("1.25×")
+
+
+def test_facts_format_every_exercise_value_for_prose():
+    values = amdahl.facts()
+    assert set(values) == {f"exercise.{k}" for k in amdahl.exercise()}
+    assert values["exercise.fraction"].endswith("%")
+    assert values["exercise.cap"].endswith("×")
+    assert values["exercise.step_ms"].endswith(" ms")
