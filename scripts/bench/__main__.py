@@ -22,12 +22,12 @@ Every error is one line on stderr, without a traceback.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 from evidence.method import PROFILES
+from scripts.cli import OneLineParser
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -35,14 +35,10 @@ EXIT_USAGE = 2
 EXIT_NO_CUDA = 3
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        print(f"bench: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-
 def parse_args(argv):
-    parser = _Parser(
+    parser = OneLineParser(
+        tool="bench",
+        exit_code=EXIT_USAGE,
         prog="python -m scripts.bench",
         description="Time kernels against PyTorch; write results/bench/*.json.",
         epilog="Exit codes: 0 ok, 2 usage, 3 no CUDA device, "

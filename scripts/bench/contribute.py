@@ -15,7 +15,6 @@ wrong.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -24,15 +23,10 @@ from pathlib import Path
 
 from evidence import ROOT, ResultFileError, display_path, sha256_file, slug
 from evidence.benchmarks import load_result
+from scripts.cli import OneLineParser
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 DEFAULT_DIR = ROOT / "results" / "bench"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        print(f"contribute: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_REFUSED)
 
 
 def target_name(data: dict) -> str:
@@ -72,7 +66,12 @@ def contribute(path: Path, results: Path = DEFAULT_DIR, root: Path = ROOT) -> Pa
 
 
 def main(argv=None) -> int:
-    parser = _Parser(prog="python -m scripts.bench.contribute", description=__doc__)
+    parser = OneLineParser(
+        tool="contribute",
+        exit_code=EXIT_REFUSED,
+        prog="python -m scripts.bench.contribute",
+        description=__doc__,
+    )
     parser.add_argument("paths", type=Path, nargs="+", metavar="PATH")
     parser.add_argument("--results", type=Path, default=DEFAULT_DIR)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)

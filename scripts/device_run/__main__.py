@@ -10,7 +10,6 @@ or was skipped for want of time (``DIR/summary.json`` says which).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -20,6 +19,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from scripts.cli import OneLineParser
 from scripts.device_run.steps import STEPS, Step
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,14 +28,13 @@ EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 4
 DEFAULT_BUDGET_S = 540
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        print(f"device_run: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-
-
 def parse_args(argv):
-    parser = _Parser(prog="python -m scripts.device_run", description=__doc__)
+    parser = OneLineParser(
+        tool="device_run",
+        exit_code=EXIT_USAGE,
+        prog="python -m scripts.device_run",
+        description=__doc__,
+    )
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny scopes")
     parser.add_argument("--only", default="", help="comma-separated step names")

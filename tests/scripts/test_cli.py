@@ -1,0 +1,17 @@
+"""scripts/cli.py: a bad argument is one line and the tool's exit code."""
+
+import pytest
+
+from scripts.cli import OneLineParser
+
+
+def test_a_bad_argument_is_one_line_naming_the_tool(capsys):
+    parser = OneLineParser(prog="python -m scripts.x", tool="x", exit_code=5)
+    parser.add_argument("--n", type=int)
+    with pytest.raises(SystemExit) as caught:
+        parser.parse_args(["--n", "many"])
+    assert caught.value.code == 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("x: argument --n: invalid int value: 'many'")
+    assert err.endswith("(see --help)\n")
