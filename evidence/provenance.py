@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import subprocess
 from pathlib import Path
 
@@ -25,11 +26,27 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+#: Set by whoever sends a tree without its .git (the GPU run's sending side,
+#: ``python -m scripts.device_run --commit SHA``): the commit the files are at.
+COMMIT_ENV = "GPU_PERF_COMMIT"
+COMMIT_RE = re.compile(r"^[0-9a-f]{4,40}$")
+
+
 def git_identity(commit_override: str | None = None) -> dict:
+    """The checkout's commit and whether it was clean; without git (a copied
+    tree), the commit given on the command line or in ``GPU_PERF_COMMIT``."""
     commit = _git("rev-parse", "HEAD")
     changed = _git("status", "--porcelain", "--untracked-files=no")
-    if commit is None and commit_override:
-        return {"commit": commit_override, "dirty": None, "commit_source": "--commit"}
+    given, source = commit_override, "--commit"
+    if not given and os.environ.get(COMMIT_ENV):
+        given, source = os.environ[COMMIT_ENV], COMMIT_ENV
+    if commit is None and given:
+        if not COMMIT_RE.match(given):
+            raise ValueError(
+                f"{source}: {given[:60]!r} is not a commit id (4 to 40 lowercase "
+                "hex digits, as `git rev-parse HEAD` prints)"
+            )
+        return {"commit": given, "dirty": None, "commit_source": source}
     return {
         "commit": commit or "unknown",
         "dirty": None if changed is None else bool(changed),

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import itertools
 import math
 import os
+import signal
 import sys
+import threading
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -396,6 +399,7 @@ def finish_rows(desc: Descriptor, rows, device, ceilings, l2_bytes):
         row["flags"] += plausibility_flags(
             row["bytes_moved"], row["median_ms"], fastest_stream(ceilings)
         )
+        row["flags"] += datasheet_flags(row, ceilings.get("datasheet"))
         if row["provider_kind"] == "triton":
             row["flags"] += speedup_flags(desc, row["median_ms"], medians)
         row["plausible"] = not any(f.startswith("impossible") for f in row["flags"])
@@ -429,6 +433,60 @@ def finish_rows(desc: Descriptor, rows, device, ceilings, l2_bytes):
 
 
 ITEMSIZES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8}
+
+
+def datasheet_flags(row: dict, datasheet: dict | None) -> list[str]:
+    """An "impossible" flag for a row faster than the device's datasheet: the
+    row is then kept as implausible, so one impossible time never stops the
+    run (the result model refuses a file that shows such a row as ok)."""
+    if not datasheet:
+        return []
+    seconds = row["median_ms"] * 1e-3
+    flags = []
+    limits = (
+        ("bytes_moved", "bandwidth_bytes_per_s", 1e12, "TB/s"),
+        ("flops", "bf16_dense_flop_per_s", 1e12, "TFLOP/s"),
+    )
+    for amount, limit_key, scale, unit in limits:
+        limit = datasheet.get(limit_key)
+        if limit and row.get(amount) and row[amount] / seconds > limit:
+            flags.append(
+                f"impossible: {row[amount] / seconds / scale:.4g} {unit} is above "
+                f"the datasheet's {limit / scale:.4g} {unit}"
+            )
+    return flags
+
+
+def goal_shapes_first(descriptors, profile: str, device: str, l2_bytes) -> list:
+    """(descriptor, shape) jobs: the shapes the goals are judged on first, the
+    kernels taking turns, then the rest, so a run cut short by its time limit
+    has measured what matters most for every kernel. A goal names its shape,
+    or none: then it applies to every HBM-bound shape, estimated here as
+    moving at least the method's multiple of L2 (the label needs the time)."""
+    device_kind = "cpu" if device == "cpu" else "cuda"
+    per_kernel, rest = [], []
+    for desc in descriptors.values():
+        goal = []
+        per_kernel.append(goal)
+        targets = [t.shape for g in desc.goals for t in (*g.must, *g.stretch)]
+        itemsize = dtype_for(desc, device).itemsize
+        for shape in desc.shapes_for(profile, device_kind):
+            hbm = not l2_bytes or (
+                desc.bytes_moved(shape, itemsize)
+                >= METHOD["hbm_bound_multiple"] * l2_bytes
+            )
+            named = any(t is not None and dict(t) == dict(shape) for t in targets)
+            unnamed = hbm and any(t is None for t in targets)
+            (goal if named or unnamed else rest).append((desc, shape))
+    # Round robin: each kernel's first goal shape, then each one's second...
+    turns = itertools.zip_longest(*per_kernel)
+    return [job for turn in turns for job in turn if job is not None] + rest
+
+
+def _interrupt(signum, frame):
+    """SIGTERM (a time limit, a cluster scheduler) ends the run as Ctrl-C
+    does: the file is finished and marked interrupted."""
+    raise KeyboardInterrupt
 
 
 def fastest_stream(ceilings) -> float:
@@ -562,11 +620,11 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
         "rows": [],
         "shape_errors": [],
     }
-    jobs = [
-        (desc, shape)
-        for desc in descriptors.values()
-        for shape in desc.shapes_for(args.profile, device_kind)
-    ]
+    jobs = goal_shapes_first(descriptors, args.profile, device, l2_bytes)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous_sigterm = (
+        signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
+    )
     bar = tqdm(
         total=len(jobs) + 1,
         desc="ceilings",
@@ -613,6 +671,8 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
         data["run_status"] = INTERRUPTED
         exit_code = EXIT_INTERRUPTED
     finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous_sigterm)
         bar.close()
         if device != "cpu":
             data["device"]["clocks_after"] = nvidia_smi(dev["index"], dev.get("uuid"))

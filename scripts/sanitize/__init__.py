@@ -21,8 +21,10 @@ Each process runs ``python -m scripts.sanitize.target <target>``. The tool's
 the end of the output, to ``DIR/sanitizer.<mode>.json`` (schema
 ``evidence/schemas/sanitizer.schema.json``).
 
-``--dry-run`` needs no CUDA, torch or Triton: it records every command with
-status ``not run``, so a prepared GPU script can be checked on a CPU first.
+``--dry-run`` needs no CUDA, torch or Triton: it records every command and
+starts a stub in the tool's place (status ``stub``), so the start, timeout,
+parsing and the file written after every run are checked on a CPU first.
+``--plan device`` is the short plan for a GPU lease of minutes.
 """
 
 from __future__ import annotations
@@ -63,10 +65,15 @@ class Run:
         return self.target.split(":", 1)[0]
 
     def argv(self, python: str = sys.executable) -> list[str]:
+        # Host API errors are not counted: torch and Triton probe the driver
+        # with calls that may fail harmlessly, and those would turn a clean
+        # run into a false finding. Only device-side errors are the lesson.
         return [
             SANITIZER,
             "--tool",
             self.tool,
+            "--report-api-errors",
+            "no",
             "--print-limit",
             "20",
             python,
@@ -118,6 +125,25 @@ def plan(
     return runs
 
 
+#: PyTorch's stream-ordered allocator (audit F25): every tensor its own
+#: cudaMallocAsync allocation, which memcheck tracks, with pooling kept.
+ASYNC_ALLOCATOR_ENV = {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"}
+
+
+def device_plan() -> list[Run]:
+    """The runs that carry the lesson, most valuable first, for a GPU lease
+    of minutes: each starts Python, torch and Triton under the tool, tens of
+    seconds apiece, and the file is written after each one."""
+    no_cache = {findings.CACHING_ENV: "1"}
+    return [
+        Run("planted:oob-read", "memcheck", caching=False, env=dict(no_cache)),
+        Run("planted:uninit-read", "initcheck", caching=False, env=dict(no_cache)),
+        Run("planted:clean", "memcheck", caching=True),
+        Run("planted:oob-read", "memcheck", caching=False, env=ASYNC_ALLOCATOR_ENV),
+        Run("kernel:residual_add_relu", "memcheck", caching=True),
+    ]
+
+
 def parse_errors(output: str) -> int | None:
     """The count on the tool's last ``ERROR SUMMARY`` line, None if absent."""
     found = SUMMARY_RE.findall(output)
@@ -139,8 +165,14 @@ def judge(run: Run, errors: int | None, output: str) -> tuple[str, str, bool | N
     return expect, text, errors > 0 and text in output
 
 
+#: What a dry run starts instead of the tool: a process that prints the
+#: summary line a clean run ends with, so the dry run goes through the same
+#: start, timeout, parse, judge and write path as a GPU run.
+STUB = (sys.executable, "-c", "print('========= ERROR SUMMARY: 0 errors')")
+
+
 def execute(run: Run, timeout_s: float, dry_run: bool) -> dict:
-    """Start one process (or not, in a dry run) and describe the outcome."""
+    """Start one process (the stub, in a dry run) and describe the outcome."""
     argv = run.argv()
     entry = {
         "target": run.target,
@@ -156,30 +188,32 @@ def execute(run: Run, timeout_s: float, dry_run: bool) -> dict:
         "output_tail": "",
     }
     output = ""
-    if not dry_run:
-        started = time.perf_counter()
-        env = dict(os.environ, **run.env)
-        try:
-            done = subprocess.run(
-                argv,
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=timeout_s,
-            )
-            output = done.stdout + done.stderr
-            entry.update(status="ran", returncode=done.returncode)
-        except subprocess.TimeoutExpired as exc:
-            output = str(exc.stdout or "") + str(exc.stderr or "")
-            entry["status"] = "timeout"
-        except OSError as exc:
-            output = str(exc)
-            entry["status"] = "failed to start"
-        entry["seconds"] = round(time.perf_counter() - started, 3)
-        entry["errors"] = parse_errors(output)
-        entry["output_tail"] = output[-TAIL_CHARS:]
+    started = time.perf_counter()
+    env = dict(os.environ, **run.env)
+    try:
+        done = subprocess.run(
+            list(STUB) if dry_run else argv,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        output = done.stdout + done.stderr
+        status = "stub" if dry_run else "ran"
+        entry.update(status=status, returncode=done.returncode)
+    except subprocess.TimeoutExpired as exc:
+        output = str(exc.stdout or "") + str(exc.stderr or "")
+        entry["status"] = "timeout"
+    except OSError as exc:
+        output = str(exc)
+        entry["status"] = "failed to start"
+    entry["seconds"] = round(time.perf_counter() - started, 3)
+    entry["errors"] = parse_errors(output)
+    entry["output_tail"] = output[-TAIL_CHARS:]
     expect, text, matches = judge(run, entry["errors"], output)
+    if dry_run:
+        matches = None  # the stub's summary says nothing about the kernel
     entry.update(expect=expect, expect_text=text, matches=matches)
     return entry
 
@@ -208,7 +242,9 @@ def run_all(
     timeout_s: float = 300.0,
     git: dict | None = None,
 ) -> Path:
-    """Execute (or plan) every run and write the result file; its path."""
+    """Execute every run (the stub, in a dry run), rewriting the result file
+    after each, so a step killed at its time limit keeps the runs that
+    finished; the file says how many were planned and whether all ran."""
     runs = plan() if runs is None else runs
     if not dry_run and shutil.which(SANITIZER) is None:
         raise RuntimeError(f"{SANITIZER} is not on the PATH; use --dry-run")
@@ -224,9 +260,16 @@ def run_all(
         "git": git,
         "device": None if dry_run else device_name(),
         "compute_sanitizer": None if dry_run else sanitizer_version(),
-        "runs": [execute(run, timeout_s, dry_run) for run in runs],
+        "planned_runs": len(runs),
+        "complete": False,
+        "runs": [],
     }
     path = Path(out_dir) / f"sanitizer.{data['mode']}.json"
+    write("sanitizer", path, data)
+    for run in runs:
+        data["runs"].append(execute(run, timeout_s, dry_run))
+        write("sanitizer", path, data)
+    data["complete"] = True
     return write("sanitizer", path, data)
 
 

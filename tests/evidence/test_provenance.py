@@ -39,6 +39,18 @@ def test_git_identity_without_git_uses_the_override(monkeypatch):
     }
 
 
+def test_git_identity_without_git_reads_the_commit_from_the_environment(monkeypatch):
+    monkeypatch.setattr(provenance, "_git", lambda *args: None)
+    monkeypatch.setenv(provenance.COMMIT_ENV, "d8e0129")
+    identity = provenance.git_identity()
+    assert identity["commit"] == "d8e0129"
+    assert identity["commit_source"] == provenance.COMMIT_ENV
+    assert provenance.git_identity("abcdef1")["commit_source"] == "--commit"
+    monkeypatch.setenv(provenance.COMMIT_ENV, "HEAD; rm -rf /")
+    with pytest.raises(ValueError, match="GPU_PERF_COMMIT: .* is not a commit id"):
+        provenance.git_identity()
+
+
 def test_software_info_names_every_package_it_ran_with():
     import numpy
     import torch

@@ -6,8 +6,11 @@ which costs seconds on first use); the rest tests the pieces directly.
 """
 
 import dataclasses
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -299,3 +302,52 @@ def test_the_runner_never_imports_the_site():
         "assert not [m for m in sys.modules if m.startswith('scripts.site')]"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+
+
+def test_a_kill_mid_run_leaves_a_finished_partial_file_the_site_shows(
+    tmp_path, monkeypatch
+):
+    # The device run stops an overrunning benchmark with a signal; the runner
+    # turns SIGTERM (and SIGINT) into a finished file marked interrupted,
+    # holding every row measured before it, which the build shows as partial.
+    real, calls = bench.run_shape, []
+
+    def killed_during_the_second_shape(*args, **kwargs):
+        calls.append(args[0].name)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises here
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bench, "run_shape", killed_during_the_second_shape)
+    monkeypatch.setattr(bench.torch, "compile", lambda fn, **kw: fn)  # no compile
+    args = ["reduction", "residual_add_relu", "--device", "cpu", "--profile", "tiny"]
+    code = cli.main([*args, "--out", str(tmp_path), "--no-progress", "--seed", "5"])
+    assert code == bench.EXIT_INTERRUPTED
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # put back
+    (path,) = tmp_path.glob("*.json")
+    result = benchmarks.load_result(path)  # the build's own loader accepts it
+    data = result.data
+    assert data["run_status"] == "interrupted"
+    assert data["identity"]["finished_utc"] is not None
+    assert {r["kernel"] for r in data["rows"]} == {calls[0]}  # the finished shape
+    shown = bench_pages.kernel_results(calls[0], results_dir=tmp_path, root=ROOT)
+    assert "run interrupted (partial)" in shown
+
+
+def test_goal_shapes_come_first_with_the_kernels_taking_turns():
+    present = discover()
+    jobs = bench.goal_shapes_first(present, "full", "cuda", 60 * 2**20)
+    first = [desc.name for desc, _ in jobs[: len(present)]]
+    assert sorted(first) == sorted(present)  # every kernel's first goal shape
+    matmul = [desc.shape_text(s) for desc, s in jobs if desc.name == "matmul"]
+    assert matmul.index("8192×8192×8192") < matmul.index("1024×1024×1024")
+
+
+def test_a_row_faster_than_the_datasheet_is_marked_not_fatal():
+    row = {"median_ms": 0.1, "bytes_moved": 10**9, "flops": 0}
+    datasheet = {"bandwidth_bytes_per_s": 4.8e12, "bf16_dense_flop_per_s": 9.9e14}
+    (flag,) = bench.datasheet_flags(row, datasheet)
+    assert flag.startswith("impossible: 10 TB/s is above the datasheet's 4.8 TB/s")
+    assert bench.datasheet_flags({**row, "median_ms": 1.0}, datasheet) == []
+    assert bench.datasheet_flags(row, None) == []

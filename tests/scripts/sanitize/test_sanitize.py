@@ -76,9 +76,48 @@ def test_dry_run_writes_a_valid_file_without_cuda(tmp_path):
     assert path == tmp_path / "sanitizer.dry-run.json"
     data = read("sanitizer", path).data
     assert data["mode"] == "dry-run" and data["device"] is None
-    assert len(data["runs"]) == len(sanitize.plan())
-    assert {r["status"] for r in data["runs"]} == {"not run"}
+    assert len(data["runs"]) == data["planned_runs"] == len(sanitize.plan())
+    assert data["complete"] is True
+    # The stub went through the same start, parse and judge path.
+    assert {r["status"] for r in data["runs"]} == {"stub"}
+    assert {r["errors"] for r in data["runs"]} == {0}
+    assert {r["matches"] for r in data["runs"]} == {None}
     assert "undecided" in sanitize.summary(path)
+
+
+def test_the_file_is_rewritten_after_every_run(tmp_path, monkeypatch):
+    # A step killed at its limit keeps the runs that finished.
+    real = sanitize.execute
+    calls = []
+
+    def second_run_is_killed(run, timeout_s, dry_run):
+        calls.append(run)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(run, timeout_s, dry_run)
+
+    monkeypatch.setattr(sanitize, "execute", second_run_is_killed)
+    with pytest.raises(KeyboardInterrupt):
+        sanitize.run_all(tmp_path, dry_run=True, runs=sanitize.device_plan(), git={})
+    data = read("sanitizer", tmp_path / "sanitizer.dry-run.json").data
+    assert len(data["runs"]) == 1 and data["complete"] is False
+    assert data["planned_runs"] == len(sanitize.device_plan())
+
+
+def test_the_device_plan_carries_the_lesson_in_a_few_runs():
+    runs = sanitize.device_plan()
+    assert 3 <= len(runs) <= 5
+    first = runs[0]
+    assert (first.target, first.tool, first.caching) == (
+        "planted:oob-read",
+        "memcheck",
+        False,
+    )
+    assert any(r.env == sanitize.ASYNC_ALLOCATOR_ENV for r in runs)  # audit F25
+    assert any(r.target == "planted:clean" for r in runs)
+    # Host API errors never count as findings.
+    argv = first.argv()
+    assert argv[argv.index("--report-api-errors") + 1] == "no"
 
 
 def test_a_real_run_records_the_tools_output(tmp_path, monkeypatch):
