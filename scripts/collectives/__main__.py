@@ -44,7 +44,9 @@ def parse(argv: list[str]) -> dict:
         help="message sizes in bytes (nccl-tests' size: the full buffer)",
     )
     parser.add_argument("--collectives", default=",".join(COLLECTIVES))
-    parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument(
+        "--iters", type=int, default=20, help="timed calls per point (median)"
+    )
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--backend", choices=("auto", "gloo", "nccl"), default="auto")
     parser.add_argument(

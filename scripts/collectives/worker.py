@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 import time
 from datetime import timedelta
@@ -52,6 +53,18 @@ def _ops(dist, torch, device, world: int):
         "all_to_all": all_to_all,
         "broadcast": broadcast,
     }
+
+
+def median_seconds(call, iters: int, sync) -> float:
+    """The median of `iters` timed calls: on a shared machine a rank is
+    sometimes descheduled for milliseconds, and a mean would carry that."""
+    times = []
+    for _ in range(iters):
+        started = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
 
 
 def main(argv: list[str]) -> int:
@@ -96,11 +109,7 @@ def main(argv: list[str]) -> int:
                 call()
             sync()
             dist.barrier()
-            started = time.perf_counter()
-            for _ in range(spec["iters"]):
-                call()
-            sync()
-            local = torch.tensor([(time.perf_counter() - started) / spec["iters"]])
+            local = torch.tensor([median_seconds(call, spec["iters"], sync)])
             dist.all_reduce(local, op=dist.ReduceOp.MAX)  # the slowest rank's time
             emit(
                 {
@@ -129,10 +138,8 @@ def main(argv: list[str]) -> int:
         # for a steadier time than a single call.
         bucket = torch.ones(grad_bytes // 4)
         dist.barrier()
-        started = time.perf_counter()
-        for _ in range(spec["iters"]):
-            dist.all_reduce(bucket)
-        local = torch.tensor([(time.perf_counter() - started) / spec["iters"]])
+        call = lambda: dist.all_reduce(bucket)  # noqa: E731
+        local = torch.tensor([median_seconds(call, spec["iters"], sync)])
         dist.all_reduce(local, op=dist.ReduceOp.MAX)
         emit(
             {
