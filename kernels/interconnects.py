@@ -19,6 +19,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Link:
     name: str
+    short: str  # for tables
     per_direction_bytes_per_s: float  # one direction, one GPU's share
     scope: str  # which GPUs talk over it
     source: str
@@ -34,6 +35,7 @@ class Link:
 #: GPU to every other at that full rate.
 NVLINK4_H200 = Link(
     name="NVLink 4 via NVSwitch (H100/H200 SXM, 8-GPU node)",
+    short="NVLink",
     per_direction_bytes_per_s=450e9,
     scope="GPUs inside one 8-GPU NVSwitch node",
     source="NVIDIA H200 Tensor Core GPU datasheet (NVLink: 900 GB/s); "
@@ -45,6 +47,7 @@ NVLINK4_H200 = Link(
 #: each way; NVIDIA rounds the pair to 128 GB/s for H100/H200 PCIe Gen5.
 PCIE5_X16 = Link(
     name="PCIe 5.0 x16",
+    short="PCIe 5.0 x16",
     per_direction_bytes_per_s=32e9 * 16 * 128 / 130 / 8,
     scope="a GPU and its host (or a NIC) through the PCIe switch",
     source="PCI-SIG, PCI Express Base Specification 5.0 (32 GT/s, 128b/130b); "
@@ -55,6 +58,7 @@ PCIE5_X16 = Link(
 #: each GPU its own single-port 400 Gb/s ConnectX-7 for the compute fabric.
 INFINIBAND_NDR = Link(
     name="InfiniBand NDR, one 400 Gb/s ConnectX-7 port per GPU",
+    short="InfiniBand NDR",
     per_direction_bytes_per_s=400e9 / 8,
     scope="GPUs in different nodes (one NIC per GPU)",
     source="NVIDIA ConnectX-7 adapter datasheet (NDR 400 Gb/s per port); "
@@ -65,6 +69,7 @@ INFINIBAND_NDR = Link(
 #: RoCE at 400 GbE on the same adapter: the same line rate as NDR.
 ROCE_400G = Link(
     name="RoCE v2 over 400 GbE (ConnectX-7)",
+    short="RoCE 400G",
     per_direction_bytes_per_s=400e9 / 8,
     scope="GPUs in different nodes over Ethernet (one NIC per GPU)",
     source="NVIDIA ConnectX-7 adapter datasheet (400 GbE per port); "
