@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from kernels.interconnects import INFINIBAND_NDR
 from snippets.lib.collectives import bus_factor
+from snippets.lib.parallel_step import BF16, SEQ_LEN, compute_seconds
 from snippets.lib.training_memory.budget import LLAMA3_8B, parameter_count
-from snippets.parallelism_budgets.budgets import BF16, SEQ_LEN, compute_seconds
 
 #: An assumed fixed cost per all-reduce call across nodes (latency, launch,
 #: synchronisation). Not a measurement: the project page measures yours.

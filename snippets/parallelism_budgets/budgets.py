@@ -11,19 +11,16 @@ only a measurement gives.
 
 from __future__ import annotations
 
-from kernels.devices import H200
 from kernels.interconnects import GPUS_PER_NODE, INFINIBAND_NDR, NVLINK4_H200, Link
 from snippets.lib.collectives import bus_factor
+from snippets.lib.parallel_step import (
+    ASSUMED_MFU,
+    BF16,
+    MICRO_BATCH,
+    SEQ_LEN,
+    compute_seconds,
+)
 from snippets.lib.training_memory.budget import MODELS, ModelConfig, parameter_count
-
-BF16 = 2  # bytes of a bf16 gradient, weight or activation element
-
-#: The step the budgets assume: one sequence of Llama-3's training length
-#: per micro-batch, and a share of the H200's dense bf16 peak that a good
-#: large-model run sustains (an assumption, not a measurement: change it).
-SEQ_LEN = 8192
-MICRO_BATCH = 1
-ASSUMED_MFU = 0.4
 
 
 def model(key: str) -> ModelConfig:
@@ -39,21 +36,6 @@ def params(key: str) -> int:
 def check_count(name: str, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
-
-
-# --8<-- [start:compute]
-def compute_seconds(
-    n_params: int, tokens: int, gpus: int, mfu: float = ASSUMED_MFU
-) -> float:
-    """Forward and backward take about 6 FLOPs per parameter per token
-    (2 forward, 4 backward), spread evenly over `gpus` at `mfu` of peak.
-    Attention's own FLOPs are left out, so long sequences take longer."""
-    if not 0 < mfu <= 1:
-        raise ValueError(f"mfu must lie in (0, 1], got {mfu!r}")
-    return 6 * n_params * tokens / (gpus * mfu * H200.bf16_dense_flop_per_s)
-
-
-# --8<-- [end:compute]
 
 
 def wire_seconds(n_bytes: float, link: Link) -> float:

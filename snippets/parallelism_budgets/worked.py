@@ -7,11 +7,13 @@ import math
 
 from evidence.tables import markdown_table
 from kernels.interconnects import GPUS_PER_NODE, INFINIBAND_NDR, NVLINK4_H200
-from snippets.parallelism_budgets.budgets import (
+from snippets.lib.parallel_step import (
     ASSUMED_MFU,
     MICRO_BATCH,
     SEQ_LEN,
     compute_seconds,
+)
+from snippets.parallelism_budgets.budgets import (
     expert_all_to_all_bytes,
     fmt_gb,
     fmt_s,
