@@ -29,6 +29,7 @@ class Link:
         return 2 * self.per_direction_bytes_per_s
 
 
+# --8<-- [start:links]
 #: Fourth-generation NVLink on H100/H200 SXM: 18 links of 25 GB/s each way
 #: (50 GB/s per link both ways), 450 GB/s per direction, 900 GB/s total per
 #: GPU. In an HGX/DGX H100 or H200 8-GPU board, NVSwitch chips connect every
@@ -75,6 +76,8 @@ ROCE_400G = Link(
     source="NVIDIA ConnectX-7 adapter datasheet (400 GbE per port); "
     "IEEE 802.3bs-2017 (400 Gb/s Ethernet)",
 )
+
+# --8<-- [end:links]
 
 LINKS = {
     "nvlink": NVLINK4_H200,

@@ -21,6 +21,8 @@ RUNS = RESULTS_DIR / "collectives"
 #: Sizes for the predictions: a 25 MiB DDP bucket and Llama-3 8B's bf16
 #: gradients are the page's, a 1 GiB buffer the lesson's.
 PREDICTION_SIZES = (25 * 2**20, 2**30)
+#: Exercise 3: a size beyond the sweep, to see what extrapolation claims.
+EXTRAPOLATED_SIZE = 64 * 2**20
 
 
 def committed_run(folder: Path = RUNS) -> dict:
@@ -43,21 +45,19 @@ def model_of(f: dict) -> AlphaBeta:
 
 
 def fit_table(run: dict) -> str:
+    """One row per fit: alpha, the rate 1/beta (bytes/s of buffer, not yet
+    multiplied by the bus factor) and the error on held-back sizes."""
     cpus = run["device"].get("logical_cpus")
     rows = []
     for f in run["fits"]:
-        implied = (
-            fmt_rate(bus_factor(f["collective"], f["world"]) / f["beta_s_per_byte"])
-            if f["beta_s_per_byte"] > 0
-            else "not resolved"
-        )
+        rate = f["beta_s_per_byte"]
         shared = cpus is not None and f["world"] > cpus
         rows.append(
             [
                 f["collective"],
                 f"{f['world']}{' (more ranks than CPUs)' if shared else ''}",
                 fmt_seconds(f["alpha_s"]),
-                implied,
+                fmt_rate(1 / rate) if rate > 0 else "not resolved",
                 f"{f['held_back_mean_rel_error']:.0%}",
                 f"{f['held_back_max_rel_error']:.0%}",
             ]
@@ -66,7 +66,7 @@ def fit_table(run: dict) -> str:
         "collective",
         "ranks",
         "alpha",
-        "bus bandwidth from beta",
+        "1 / beta",
         "held-back error, mean",
         "max",
     ]
@@ -130,6 +130,8 @@ def facts() -> dict[str, str]:
     model = model_of(f)
     dp = run["data_parallel"]
     implied = bus_factor("all_reduce", 2) / f["beta_s_per_byte"]
+    f4 = fit(run, "all_reduce", 4)
+    implied4 = bus_factor("all_reduce", 4) / f4["beta_s_per_byte"]
     sizes = run["settings"]["sizes"]
     predicted = model.seconds(dp["gradient_bytes"])
     return {
@@ -146,6 +148,12 @@ def facts() -> dict[str, str]:
         "held_mean": f"{f['held_back_mean_rel_error']:.0%}",
         "held_max": f"{f['held_back_max_rel_error']:.0%}",
         "nvlink_over_cpu": f"{NVLINK4_H200.per_direction_bytes_per_s / implied:.0f}",
+        "ex1.rate4": fmt_rate(1 / f4["beta_s_per_byte"]),
+        "ex1.factor4": f"{bus_factor('all_reduce', 4):g}",
+        "ex1.busbw4": fmt_rate(implied4),
+        "ex3.size": fmt_bytes(EXTRAPOLATED_SIZE),
+        "ex3.predicted": fmt_seconds(model.seconds(EXTRAPOLATED_SIZE)),
+        "largest": fmt_bytes(max(sizes)),
         "nvlink": fmt_rate(NVLINK4_H200.per_direction_bytes_per_s),
         "dp.diff": f"{dp['max_abs_weight_difference']:.1e}",
         "dp.tolerance": f"{dp['tolerance']:.0e}",

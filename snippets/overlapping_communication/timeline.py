@@ -97,7 +97,9 @@ def backward_timeline(
 # --8<-- [end:timeline]
 
 
-def llama_8b_tensors(dp: int = 32, tokens: int = SEQ_LEN):
+def llama_8b_tensors(
+    dp: int = 32, tokens: int = SEQ_LEN, alpha_s: float = ASSUMED_ALPHA_S
+):
     """Llama-3 8B's gradients in the order backward produces them (head
     first, then each layer's down, up, gate, norm, o, v, k, q, norm, the
     embedding last): bf16 bytes per tensor, compute time per tensor in
@@ -125,13 +127,15 @@ def llama_8b_tensors(dp: int = 32, tokens: int = SEQ_LEN):
 
     def comm(n_bytes: float) -> float:
         wire = bus_factor("all_reduce", dp) * n_bytes
-        return ASSUMED_ALPHA_S + wire / INFINIBAND_NDR.per_direction_bytes_per_s
+        return alpha_s + wire / INFINIBAND_NDR.per_direction_bytes_per_s
 
     return tensor_seconds, tensor_bytes, comm
 
 
-def scenario(bucket_mib=25.0, contention=0.0, launch_delay_us=0.0, dp=32) -> dict:
-    seconds, n_bytes, comm = llama_8b_tensors(dp)
+def scenario(
+    bucket_mib=25.0, contention=0.0, launch_delay_us=0.0, dp=32, alpha_s=ASSUMED_ALPHA_S
+) -> dict:
+    seconds, n_bytes, comm = llama_8b_tensors(dp, alpha_s=alpha_s)
     tl = backward_timeline(
         seconds, n_bytes, bucket_mib * 2**20, comm, contention, launch_delay_us * 1e-6
     )
