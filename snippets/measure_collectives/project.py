@@ -44,9 +44,10 @@ def model_of(f: dict) -> AlphaBeta:
     return AlphaBeta(f["alpha_s"], f["beta_s_per_byte"])
 
 
-def fit_table(run: dict) -> str:
+def fit_table(run: dict | None = None) -> str:
     """One row per fit: alpha, the rate 1/beta (bytes/s of buffer, not yet
     multiplied by the bus factor) and the error on held-back sizes."""
+    run = run or committed_run()
     cpus = run["device"].get("logical_cpus")
     rows = []
     for f in run["fits"]:
@@ -73,7 +74,10 @@ def fit_table(run: dict) -> str:
     return markdown_table(header, rows, "llrrrr")
 
 
-def held_back_table(run: dict, collective: str = "all_reduce", world: int = 2) -> str:
+def held_back_table(
+    run: dict | None = None, collective: str = "all_reduce", world: int = 2
+) -> str:
+    run = run or committed_run()
     f = fit(run, collective, world)
     model = model_of(f)
     measured = {
