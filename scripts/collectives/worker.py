@@ -109,7 +109,9 @@ def main(argv: list[str]) -> int:
                 call()
             sync()
             dist.barrier()
-            local = torch.tensor([median_seconds(call, spec["iters"], sync)])
+            local = torch.tensor(
+                [median_seconds(call, spec["iters"], sync)], device=device
+            )
             dist.all_reduce(local, op=dist.ReduceOp.MAX)  # the slowest rank's time
             emit(
                 {
@@ -128,19 +130,22 @@ def main(argv: list[str]) -> int:
             single_process_step,
         )
 
+        # The tiny model trains on the CPU: under NCCL its tensors go
+        # through a gloo group of the same ranks.
+        group = dist.new_group(backend="gloo") if backend == "nccl" else None
         weights, comm_seconds, grad_bytes = data_parallel_step(
-            rank, world, lambda t: dist.all_reduce(t)
+            rank, world, lambda t: dist.all_reduce(t, group=group)
         )
         reference = single_process_step()
         diff = (weights - reference).abs().max()
-        dist.all_reduce(diff, op=dist.ReduceOp.MAX)
+        dist.all_reduce(diff, op=dist.ReduceOp.MAX, group=group)
         # The step's one all-reduce, repeated on a buffer of the same size
         # for a steadier time than a single call.
         bucket = torch.ones(grad_bytes // 4)
-        dist.barrier()
-        call = lambda: dist.all_reduce(bucket)  # noqa: E731
-        local = torch.tensor([median_seconds(call, spec["iters"], sync)])
-        dist.all_reduce(local, op=dist.ReduceOp.MAX)
+        dist.barrier(group=group)
+        call = lambda: dist.all_reduce(bucket, group=group)  # noqa: E731
+        local = torch.tensor([median_seconds(call, spec["iters"], lambda: None)])
+        dist.all_reduce(local, op=dist.ReduceOp.MAX, group=group)
         emit(
             {
                 "row": "data_parallel",

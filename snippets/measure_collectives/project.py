@@ -128,6 +128,19 @@ def prediction_table(world_nvlink: int = 8, world_ib: int = 32) -> str:
     return markdown_table(header, rows, "lrr")
 
 
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def powers_of_ten(x: float) -> str:
+    """A small positive number for prose: 2.4 × 10⁻⁷, not 2.4e-07."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    mantissa = mantissa.removesuffix(".0")
+    power = f"10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    return power if mantissa == "1" else f"{mantissa} × {power}"
+
+
 def facts() -> dict[str, str]:
     run = committed_run()
     f = fit(run)
@@ -159,8 +172,8 @@ def facts() -> dict[str, str]:
         "ex3.predicted": fmt_seconds(model.seconds(EXTRAPOLATED_SIZE)),
         "largest": fmt_bytes(max(sizes)),
         "nvlink": fmt_rate(NVLINK4_H200.per_direction_bytes_per_s),
-        "dp.diff": f"{dp['max_abs_weight_difference']:.1e}",
-        "dp.tolerance": f"{dp['tolerance']:.0e}",
+        "dp.diff": powers_of_ten(dp["max_abs_weight_difference"]),
+        "dp.tolerance": powers_of_ten(dp["tolerance"]),
         "dp.bytes": fmt_bytes(dp["gradient_bytes"]),
         "dp.measured": fmt_seconds(dp["all_reduce_seconds"]),
         "dp.predicted": fmt_seconds(predicted),

@@ -32,3 +32,8 @@ def test_no_run_and_a_broken_run_are_refused(tmp_path):
 def test_a_missing_fit_is_named():
     with pytest.raises(KeyError, match="broadcast at 64 ranks"):
         p.fit(p.committed_run(), "broadcast", 64)
+
+
+def test_small_numbers_read_as_powers_of_ten():
+    assert p.powers_of_ten(2.4e-7) == "2.4 × 10⁻⁷"
+    assert p.powers_of_ten(1e-5) == "10⁻⁵"
