@@ -37,3 +37,16 @@ def test_a_missing_fit_is_named():
 def test_small_numbers_read_as_powers_of_ten():
     assert p.powers_of_ten(2.4e-7) == "2.4 × 10⁻⁷"
     assert p.powers_of_ten(1e-5) == "10⁻⁵"
+
+
+def test_the_pages_claim_about_large_messages_holds_for_the_committed_run():
+    """The page says the time per byte grows above about a megabyte: the
+    measured times there exceed the fitted line."""
+    run = p.committed_run()
+    model = p.model_of(p.fit(run))
+    large = [
+        m
+        for m in run["measurements"]
+        if m["collective"] == "all_reduce" and m["world"] == 2 and m["size"] > 2**20
+    ]
+    assert large and all(m["seconds"] > model.seconds(m["size"]) for m in large)
