@@ -13,6 +13,7 @@ single-process gradient up to the order of floating-point additions.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import torch
@@ -31,10 +32,16 @@ LR = 1e-2
 TOLERANCE = 1e-5
 
 
+# Seeding and drawing the initial weights use torch's global generator;
+# ranks run as threads (in the tests) must not interleave the two.
+_GLOBAL_RNG = threading.Lock()
+
+
 def model_and_batch(seed: int = SEED, batch: int = BATCH):
     """The same model and the same batch in every process."""
-    torch.manual_seed(seed)
-    model = TinyLM(context=CONTEXT, width=32, heads=2, layers=1)
+    with _GLOBAL_RNG:
+        torch.manual_seed(seed)
+        model = TinyLM(context=CONTEXT, width=32, heads=2, layers=1)
     ids = torch.tensor(encode(TEXT * 4))
     generator = torch.Generator().manual_seed(seed)
     inputs, targets = get_batch(ids, batch, CONTEXT, generator)
