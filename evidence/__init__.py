@@ -29,6 +29,7 @@ RESULTS_DIR = ROOT / "results"
 
 #: Kinds of data file, each with ``schemas/<kind>.schema.json``.
 KINDS = ("bench", "artifact", "verdict", "catalog", "serving", "sanitizer")
+KINDS += ("collectives",)  # python -m scripts.collectives
 #: The largest result file read (a real one is well under 1 MiB).
 MAX_BYTES = 16 * 2**20
 #: Deepest nesting accepted before parsing (real files nest under 10 deep).

@@ -1,0 +1,1 @@
+"""Measure collectives among local processes (python -m scripts.collectives)."""
