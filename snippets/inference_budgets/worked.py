@@ -158,14 +158,16 @@ def context_text() -> str:
     return f"{WORKED['context']:,}"
 
 
-def h200_text(field: str) -> str:
-    if field == "bandwidth":
-        return f"{H200.hbm_bytes_per_s / 1e12:g} TB/s"
-    if field == "bf16":
-        return f"{H200.bf16_dense_flop_per_s / 1e12:,.1f} TFLOP/s"
-    if field == "memory":
-        return f"{H200.memory_bytes / GB:g} GB"
-    raise ValueError(f"field must be bandwidth, bf16 or memory, got {field!r}")
+def facts() -> dict[str, str]:
+    """The device values the page states by name, formatted for prose; a page
+    reads one as ``<!-- fact: snippets/inference_budgets/worked.py:h200.memory -->``."""
+    return {
+        "h200.bandwidth": f"{H200.hbm_bytes_per_s / 1e12:g} TB/s",
+        "h200.bf16": f"{H200.bf16_dense_flop_per_s / 1e12:,.1f} TFLOP/s",
+        "h200.memory": gb(H200.memory_bytes),
+        "h200.memory_mib": f"{H200.memory_bytes // 2**20:,} MiB",
+        "h200.memory_gib": f"{H200.memory_bytes / 2**30:.1f} GiB",
+    }
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Training memory budgets (lesson: Memory budgets for training).
 
 Standard library only (plus kernels.devices), so the page's in-browser
-calculator runs this same code. Sizes are bytes; GB means 10**9 bytes, the
-unit of the H200's datasheet figure.
+calculator runs this same code. Sizes are bytes; GB means 10**9 bytes. The
+H200's capacity is the 143,771 MiB the device reports (kernels/devices.py),
+about 150.8 GB: its datasheet's "141 GB" is not a decimal figure.
 """
 
 from dataclasses import dataclass
