@@ -20,7 +20,7 @@ MB to about a GB, depending on the driver and the libraries loaded).
 from dataclasses import dataclass, field, fields
 
 #: The kinds of source a figure may cite.
-SOURCE_KINDS = ("datasheet", "whitepaper", "documentation", "device report")
+SOURCE_KINDS = ("datasheet", "whitepaper", "documentation", "paper", "device report")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class DeviceFigures:
     bf16_dense_flop_per_s: float
     fp8_dense_flop_per_s: float
     fp32_flop_per_s: float
+    #: Base-2 exponentials per second (the SFU's MUFU.EX2); None where no
+    #: source gives it. The second roof of attention: one exp per score.
+    exp2_per_s: float | None = None
     #: field name -> where that figure comes from; one entry per figure.
     sources: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -70,8 +73,13 @@ class DeviceFigures:
 
 
 def figure_names(figures: DeviceFigures) -> list[str]:
-    """The numeric fields of a device entry: every one needs a source."""
-    return [f.name for f in fields(figures) if f.name not in ("name", "sources")]
+    """The figures a device entry states (a None is not stated): every one
+    needs a source."""
+    return [
+        f.name
+        for f in fields(figures)
+        if f.name not in ("name", "sources") and getattr(figures, f.name) is not None
+    ]
 
 
 def unsourced(figures: DeviceFigures) -> list[str]:
@@ -102,6 +110,9 @@ H200 = DeviceFigures(
     bf16_dense_flop_per_s=1979e12 / 2,
     fp8_dense_flop_per_s=3958e12 / 2,
     fp32_flop_per_s=67e12,
+    # 132 SMs x 16 per clock (the CUDA guide's throughput table, compute
+    # capability 9.0) at about 1.83 GHz; FlashAttention-3 quotes 3.9 T.
+    exp2_per_s=3.9e12,
     sources={
         "sm_count": Source("whitepaper", HOPPER_WHITEPAPER, "H100 SXM5 configuration"),
         "memory_bytes": Source(
@@ -119,6 +130,12 @@ H200 = DeviceFigures(
         ),
         "fp32_flop_per_s": Source(
             "datasheet", H100_DATASHEET, "FP32 (an FMA counted as two FLOPs)"
+        ),
+        "exp2_per_s": Source(
+            "paper",
+            "J. Shah et al., FlashAttention-3, arXiv 2407.08608",
+            "section 3: H100 SXM5, 3.9 TFLOPS of special functions; 16 per "
+            "clock per SM in the CUDA C++ Programming Guide's throughput table",
         ),
     },
 )
