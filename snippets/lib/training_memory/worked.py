@@ -285,5 +285,8 @@ if __name__ == "__main__":
             longest_sequence_text("llama3-8b", mode),
         )
     print([min_ranks_text("llama3-70b", stage) for stage in range(4)])
-    for name, value in facts().items():
-        print(f"{name}: {value}")
+    facts = facts()
+    print(
+        f"fp32 gradients: {facts['state.llama3-8b.fp32_gradients']}, "
+        f"{facts['headroom.llama3-8b.fp32_gradients']}"
+    )
