@@ -29,8 +29,18 @@ def test_every_catalog_shape_is_a_point():
 def test_table_has_one_row_per_kernel():
     table = rl.points_table().splitlines()
     assert len(table) == 2 + len(rl.kernel_costs())
-    assert rl.count_text("kernels") == str(len(rl.kernel_costs()))
-    assert int(rl.count_text("memory-bound")) < int(rl.count_text("shapes"))
+    facts = rl.facts()
+    assert facts["count.kernels"] == str(len(rl.kernel_costs()))
+    assert int(facts["count.memory-bound"]) < int(facts["count.shapes"])
+
+
+def test_the_fp32_roof_counts_an_fma_as_two():
+    facts = rl.facts()
+    assert facts["h200.fp32"] == "67 TFLOP/s"
+    assert facts["h200.fp32-non-fma"] == "33.5 T op/s"
+    assert facts["ridge.fp32-non-fma"] == "6.98 op/B"
+    # 32.1 us against 2.17 us: the fp32 floor is not "a few microseconds".
+    assert facts["exercise.fp32-over-bf16"] == "15×"
 
 
 def test_exercise_flips_bound_with_the_roof():
