@@ -15,7 +15,7 @@ from pathlib import Path
 from evidence.tables import markdown_table
 from kernels.devices import H200
 from snippets.lib.waves import Waves, gemm_work_units
-from snippets.threads_blocks_warps_waves.occupancy import residency
+from snippets.threads_blocks_warps_waves.occupancy import register_warps, residency
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "results" / "artifacts"
@@ -91,7 +91,7 @@ def build_fact(kernel: str, name: str, what: str) -> str:
         "blocks": str(r.blocks),
         "limiter": r.limiter,
         "occupancy": f"{100 * r.occupancy:.1f}%",
-        "register-warps": str(64 * 1024 // per_warp),
+        "register-warps": str(register_warps(build["registers"])),
         "per-warp": f"{per_warp:,}",
     }
     if what not in values:
