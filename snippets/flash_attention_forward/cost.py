@@ -83,6 +83,15 @@ def exp_seconds(B: int, H: int, S: int, causal: bool) -> float:
     # --8<-- [end:exp-roof]
 
 
+def serial_tflops() -> float:
+    """The predict box's answer: the worked example's TFLOP/s if its
+    exponentials run after its matrix products instead of under them."""
+    B, H, S, D = (WORKED[k] for k in ("B", "H", "S", "D"))
+    flops = attention_flops(B, H, S, D, False)
+    seconds = flops / H200.bf16_dense_flop_per_s + exp_seconds(B, H, S, False)
+    return round(flops / seconds / 1e12)
+
+
 def facts() -> dict[str, str]:
     """Every value the page states about the worked example, formatted for
     prose; a page reads one as ``<!-- fact: <this file>:ridge -->``."""
@@ -111,6 +120,9 @@ def facts() -> dict[str, str]:
         "exp-rate": f"{H200.exp2_per_s / 1e12:.1f}×10¹² per second",
         "exp-time": _ms(exp),
         "exp-share": f"{exp / matmul:.0%}",
+        "matmul-over-exp": (
+            f"{H200.bf16_dense_flop_per_s / H200.exp2_per_s:,.0f} times"
+        ),
     }
 
 
