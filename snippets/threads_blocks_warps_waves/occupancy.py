@@ -170,21 +170,18 @@ def limits_table() -> str:
     return "\n".join(lines)
 
 
-def limit_text(name: str) -> str:
-    """One figure for a sentence: 'warps', 'blocks', 'registers', 'unit',
-    'shared', 'reserve', 'sms'."""
-    values = {
-        "warps": str(MAX_THREADS_PER_SM // WARP_SIZE),
-        "blocks": str(MAX_BLOCKS_PER_SM),
-        "registers": f"{REGISTERS_PER_SM:,}",
-        "unit": str(REGISTER_UNIT_PER_WARP),
-        "shared": f"{SHARED_BYTES_PER_SM // 1024} KB",
-        "reserve": f"{SHARED_RESERVED_PER_BLOCK // 1024} KB",
-        "sms": str(H200.sm_count),
+def facts() -> dict[str, str]:
+    """The limits the page states by name; a page reads one as
+    ``<!-- fact: snippets/threads_blocks_warps_waves/occupancy.py:limit.warps -->``."""
+    return {
+        "limit.warps": str(MAX_THREADS_PER_SM // WARP_SIZE),
+        "limit.blocks": str(MAX_BLOCKS_PER_SM),
+        "limit.registers": f"{REGISTERS_PER_SM:,}",
+        "limit.unit": str(REGISTER_UNIT_PER_WARP),
+        "limit.shared": f"{SHARED_BYTES_PER_SM // 1024} KB",
+        "limit.reserve": f"{SHARED_RESERVED_PER_BLOCK // 1024} KB",
+        "limit.sms": str(H200.sm_count),
     }
-    if name not in values:
-        raise ValueError(f"name must be one of {sorted(values)}, got {name!r}")
-    return values[name]
 
 
 if __name__ == "__main__":

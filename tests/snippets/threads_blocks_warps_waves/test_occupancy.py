@@ -66,7 +66,6 @@ def test_calculators_return_strings_and_name_bad_arguments():
         (lambda: occ.occupancy(32, 4, 300_000), "shared_bytes"),
         (lambda: occ.waves(0), "grid"),
         (lambda: occ.wave_count(10, 0), "blocks_per_sm"),
-        (lambda: occ.limit_text("x"), "name"),
     ]:
         with pytest.raises(ValueError, match=name):
             call()
@@ -74,4 +73,5 @@ def test_calculators_return_strings_and_name_bad_arguments():
 
 def test_limits_table_and_texts():
     assert "| reserved per block | 1 KB |" in occ.limits_table()
-    assert occ.limit_text("warps") == "64" and occ.limit_text("sms") == "132"
+    facts = occ.facts()
+    assert facts["limit.warps"] == "64" and facts["limit.sms"] == "132"
