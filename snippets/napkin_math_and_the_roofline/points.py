@@ -10,6 +10,7 @@ own descriptors.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from kernels.devices import H200
@@ -151,10 +152,9 @@ def ridge_text(dtype: str) -> str:
     return f"{fmt_num(ridge(dtype))} FLOP/B"
 
 
-def kernel_text(kernel: str, what: str, shape: str | None = None) -> str:
-    """One number about one kernel's point, as prose shows it."""
-    row = point(kernel, shape)
-    values = {
+def kernel_facts(row: dict) -> dict[str, str]:
+    """The numbers about one kernel's point that prose shows."""
+    return {
         "shape": row["shape"],
         "bytes": fmt_bytes(row["bytes"]),
         "flops": fmt_num(row["flops"]),
@@ -165,7 +165,11 @@ def kernel_text(kernel: str, what: str, shape: str | None = None) -> str:
         "compute_time": fmt_time(row["flops"] / PEAKS[row["dtype"]]),
         "dtype": row["dtype"],
     }
-    return values[what]
+
+
+def shape_key(shape: str) -> str:
+    """A shape as a fact key: '1024×1024×1024' -> '1024x1024x1024'."""
+    return re.sub(r"[^\w.-]", "x", shape)
 
 
 def floor_us(kernel: str, shape: str | None = None) -> float:
@@ -177,7 +181,15 @@ def facts() -> dict[str, str]:
     """Device figures and catalog counts the page states by name; a page
     reads one as ``<!-- fact: <this file>:h200.bandwidth -->``."""
     rows = points()
-    out = {
+    out = {}
+    for row in rows:
+        # kernel.what for the quick shape, kernel.shape.what for every shape
+        found = kernel_facts(row)
+        names = [f"{row['kernel']}.{shape_key(row['shape'])}"]
+        names += [row["kernel"]] if row["quick"] else []
+        for name in names:
+            out.update({f"{name}.{what}": text for what, text in found.items()})
+    out |= {
         "h200.bandwidth": f"{H200.hbm_bytes_per_s / 1e12:.3g} TB/s",
         "h200.l2": f"{H200.l2_bytes / 2**20:.0f} MB",
         "h200.bf16-sparse": f"{H200.bf16_sparse_flop_per_s / 1e12:,.4g} TFLOP/s",

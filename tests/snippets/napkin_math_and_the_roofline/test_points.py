@@ -84,3 +84,12 @@ def test_measured_points_only_from_gpu_rows(tmp_path):
 def test_no_gpu_result_today():
     assert rl.measured_points() == []
     assert "predictions only" in rl.measured_text()
+
+
+def test_kernel_facts_are_keyed_by_kernel_and_shape():
+    facts = rl.facts()
+    quick = rl.point("residual_add_relu")
+    assert facts["residual_add_relu.shape"] == quick["shape"]
+    key = "matmul." + rl.shape_key("1024×1024×1024")
+    assert key == "matmul.1024x1024x1024"
+    assert facts[key + ".intensity"] == "341 FLOP/B"  # 2*1024^3 / (3*1024^2*2)
