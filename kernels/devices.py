@@ -56,20 +56,23 @@ class DeviceFigures:
     exp2_per_s: float | None = None
     #: field name -> where that figure comes from; one entry per figure.
     sources: dict = field(default_factory=dict, compare=False, hash=False)
+    #: Every document the figures cite, joined; filled from ``sources``. (An
+    #: entry written the old way, with only this string, still imports, but
+    #: ``unsourced`` lists all its figures.)
+    source: str = ""
+
+    def __post_init__(self):
+        if not self.source:
+            documents = []
+            for cited in self.sources.values():
+                if isinstance(cited, Source) and cited.document not in documents:
+                    documents.append(cited.document)
+            object.__setattr__(self, "source", "; ".join(documents))
 
     @property
     def bf16_sparse_flop_per_s(self) -> float:
         """The datasheet's headline figure: 2:4 structured sparsity, twice dense."""
         return 2 * self.bf16_dense_flop_per_s
-
-    @property
-    def source(self) -> str:
-        """Every document the figures cite, once each, in field order."""
-        documents = []
-        for source in self.sources.values():
-            if source.document not in documents:
-                documents.append(source.document)
-        return "; ".join(documents)
 
 
 def figure_names(figures: DeviceFigures) -> list[str]:
@@ -78,7 +81,8 @@ def figure_names(figures: DeviceFigures) -> list[str]:
     return [
         f.name
         for f in fields(figures)
-        if f.name not in ("name", "sources") and getattr(figures, f.name) is not None
+        if f.name not in ("name", "sources", "source")
+        and getattr(figures, f.name) is not None
     ]
 
 

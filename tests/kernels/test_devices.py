@@ -92,3 +92,21 @@ def test_h200_memory_is_the_devices_report_not_decimal_gigabytes():
 
 def test_the_joined_source_names_each_document_once():
     assert H200.source.count(H200.sources["hbm_bytes_per_s"].document) == 1
+
+
+def test_an_entry_in_the_old_style_imports_but_is_unsourced():
+    # A device written with only the joined `source` string (the pattern
+    # before per-figure sources) must not break the import, only this check.
+    old = DeviceFigures(
+        name="NVIDIA X",
+        sm_count=1,
+        memory_bytes=1,
+        hbm_bytes_per_s=1.0,
+        l2_bytes=1,
+        bf16_dense_flop_per_s=1.0,
+        fp8_dense_flop_per_s=2.0,
+        fp32_flop_per_s=0.5,
+        source="some datasheet",
+    )
+    assert old.source == "some datasheet"
+    assert unsourced(old) == figure_names(old) and "sm_count" in unsourced(old)
