@@ -122,7 +122,8 @@ H200 = DeviceFigures(
         "memory_bytes": Source(
             "device report",
             NVIDIA_SMI_H200,
-            "143,771 MiB; the datasheet's '141 GB' is this figure, not 141e9 bytes",
+            "143,771 MiB (140.4 GiB); the datasheet's '141 GB' is close to binary "
+            "gigabytes, not 141e9 bytes",
         ),
         "hbm_bytes_per_s": Source("datasheet", H200_DATASHEET, "GPU memory bandwidth"),
         "l2_bytes": Source("whitepaper", HOPPER_WHITEPAPER, "50 MB L2 cache"),
