@@ -71,12 +71,36 @@ def crossing_length(D: int = 128, itemsize: int = 2, materialized: bool = False)
     return None
 
 
-def worked(what: str) -> str:
-    """Numbers the page states about the worked example."""
+# --8<-- [start:exp-roof]
+def exponentials(B: int, H: int, S: int, causal: bool) -> int:
+    """One exp2 per score: the softmax of every score the kernel computes."""
+    return B * H * (S * (S + 1) // 2 if causal else S * S)
+
+
+def exp_seconds(B: int, H: int, S: int, causal: bool) -> float:
+    """The second roof: the special-function unit's exp2 rate."""
+    return exponentials(B, H, S, causal) / H200.exp2_per_s
+    # --8<-- [end:exp-roof]
+
+
+def serial_tflops() -> float:
+    """The predict box's answer: the worked example's TFLOP/s if its
+    exponentials run after its matrix products instead of under them."""
+    B, H, S, D = (WORKED[k] for k in ("B", "H", "S", "D"))
+    flops = attention_flops(B, H, S, D, False)
+    seconds = flops / H200.bf16_dense_flop_per_s + exp_seconds(B, H, S, False)
+    return round(flops / seconds / 1e12)
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states about the worked example, formatted for
+    prose; a page reads one as ``<!-- fact: <this file>:ridge -->``."""
     B, H, S, D, s = (WORKED[k] for k in ("B", "H", "S", "D", "itemsize"))
     full, causal = attention_flops(B, H, S, D, False), attention_flops(B, H, S, D, True)
     flash, eager = flash_bytes(B, H, S, D, s), materialized_bytes(B, H, S, D, s)
-    values = {
+    matmul = full / H200.bf16_dense_flop_per_s
+    exp = exp_seconds(B, H, S, False)
+    return {
         "shape": f"B = {B}, H = {H}, S = {S:,}, D = {D}, bf16",
         "flops": f"{full / 1e12:.2f} TFLOP",
         "flops-causal": f"{causal / 1e12:.2f} TFLOP",
@@ -88,12 +112,18 @@ def worked(what: str) -> str:
         "ridge": f"{ridge_point():,.0f} FLOP/byte",
         "crossing": f"{crossing_length():,}",
         "flash-time": _ms(flash / H200.hbm_bytes_per_s),
-        "compute-time": _ms(full / H200.bf16_dense_flop_per_s),
+        "compute-time": _ms(matmul),
+        "scores-time": _ms((eager - flash) / H200.hbm_bytes_per_s),
         "materialized-time": _ms(eager / H200.hbm_bytes_per_s),
+        "flops-per-exp": f"{full // exponentials(B, H, S, False):,}",
+        "exponentials": f"{exponentials(B, H, S, False) / 1e9:.2f} billion",
+        "exp-rate": f"{H200.exp2_per_s / 1e12:.1f}×10¹² per second",
+        "exp-time": _ms(exp),
+        "exp-share": f"{exp / matmul:.0%}",
+        "matmul-over-exp": (
+            f"{H200.bf16_dense_flop_per_s / H200.exp2_per_s:,.0f} times"
+        ),
     }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    return values[what]
 
 
 def _ms(seconds: float) -> str:
@@ -128,8 +158,11 @@ if __name__ == "__main__":
         "materialized-intensity",
         "ridge",
         "crossing",
+        "compute-time",
+        "exp-time",
+        "exp-share",
     ):
-        print(f"{key}: {worked(key)}")
+        print(f"{key}: {facts()[key]}")
 
 
 # --8<-- [start:exercise]

@@ -131,13 +131,12 @@ def ops_table_text() -> str:
     return ops_table(load())
 
 
-def text(field: str, record: dict | None = None) -> str:
-    """One number or name from the committed trace, for the page's prose."""
-    record = record or load()
+def trace_facts(record: dict) -> dict[str, str]:
+    """Numbers and names from a trace record, for the page's prose."""
     name, share = hottest_op(record)
     matmul = family_share(record)
     shares = phase_shares(record)
-    values = {
+    return {
         "step_ms": f"{per_step_ms(record, record['trace']['step_total_us']):.1f} ms",
         "steps": str(record["workload"]["profiled_steps"]),
         "cpu": record["device"]["name"],
@@ -154,9 +153,6 @@ def text(field: str, record: dict | None = None) -> str:
         "matmul_for_1.2": required_text(matmul, 1.2),
         "optimizer_share": f"{shares['optimizer']:.0%}",
     }
-    if field not in values:
-        raise ValueError(f"field must be one of {sorted(values)}, got {field!r}")
-    return values[field]
 
 
 def required_text(fraction: float, target: float) -> str:
@@ -164,23 +160,29 @@ def required_text(fraction: float, target: float) -> str:
     return "no finite speedup" if needed == float("inf") else f"{needed:.2f}×"
 
 
-def gpu_exercise_text(field: str) -> str:
+def gpu_exercise_facts() -> dict[str, str]:
     """The invented GPU timeline's givens and answers."""
     busy, attention = GPU_EXERCISE["gpu_busy"], GPU_EXERCISE["attention_kernels"]
-    values = {
+    return {
         "busy": f"{busy:.0%}",
         "idle": f"{1 - busy:.0%}",
         "attention": f"{attention:.0%}",
         "attention_cap": f"{speedup_cap(attention):.2f}×",
         "idle_cap": f"{speedup_cap(1 - busy):.2f}×",
     }
-    if field not in values:
-        raise ValueError(f"field must be one of {sorted(values)}, got {field!r}")
-    return values[field]
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states by name; a page reads one as
+    ``<!-- fact: snippets/from_trace_to_kernel/trace.py:trace.step_ms -->``."""
+    out = {f"trace.{k}": v for k, v in trace_facts(load()).items()}
+    out.update({f"gpu.{k}": v for k, v in gpu_exercise_facts().items()})
+    return out
 
 
 if __name__ == "__main__":
     record = load()
     print(phase_table(record))
+    found = trace_facts(record)
     for field in ("step_ms", "top_op", "top_op_share", "top_op_cap", "matmul_share"):
-        print(f"{field}: {text(field, record)}")
+        print(f"{field}: {found[field]}")

@@ -26,6 +26,22 @@ def load_width_bytes(opcode: str) -> int:
     return int(last) // 8 if last.isdigit() else 4
 
 
+#: Triton specialises an integer argument on whether it divides by 16 and on
+#: nothing finer (triton/backends/compiler.py: ``arg % 16 == 0``).
+TRITON_DIVISIBILITY = 16
+
+
+def facts() -> dict[str, str]:
+    """Values the page states by name; a page reads one as
+    ``<!-- fact: snippets/fusion_residual_add_relu/compiled.py:divisibility -->``."""
+    wide = load_width_bytes("LDG.E.128")
+    return {
+        "divisibility": str(TRITON_DIVISIBILITY),
+        "wide-bits": f"{wide * 8}-bit",
+        "bf16-per-wide": f"{wide // 2}",
+    }
+
+
 def width_text(opcode: str) -> str:
     """The bytes one instruction of `opcode` moves per thread, for prose."""
     return f"{load_width_bytes(opcode)} bytes"

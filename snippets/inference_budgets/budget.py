@@ -109,6 +109,7 @@ def decode_step_seconds(
 # --8<-- [start:decode-calculator]
 def decode_ceiling(
     params_billion: float = 8.03,
+    embedding_billion: float = 0.525,
     weight_bytes_per_param: float = 2,
     batch: int = 1,
     context: int = 8192,
@@ -119,19 +120,26 @@ def decode_ceiling(
     kv_element_bytes: float = 2,
 ) -> str:
     """Tokens per second one H200 cannot beat when decoding `batch`
-    sequences that each hold `context` tokens of KV cache."""
+    sequences that each hold `context` tokens of KV cache. The input
+    embedding (`embedding_billion`, vocabulary x hidden) is held but not
+    streamed: a step looks up one row of it per sequence."""
     check_positive("params_billion", params_billion)
+    check_not_negative("embedding_billion", embedding_billion)
+    if embedding_billion >= params_billion:
+        raise ValueError(
+            f"embedding_billion {embedding_billion} must be less than "
+            f"params_billion {params_billion}"
+        )
     check_positive("weight_bytes_per_param", weight_bytes_per_param)
     check_not_negative("context", context)
     check_positive("heads", heads)
     if heads % kv_heads:
         raise ValueError(f"kv_heads {kv_heads} must divide heads {heads}")
-    params = params_billion * 1e9
-    weights = params * weight_bytes_per_param
+    streamed = (params_billion - embedding_billion) * 1e9
     kv = context * kv_bytes_per_token(layers, kv_heads, head_dim, kv_element_bytes)
-    flops = decode_flops_per_token(params, layers, heads, head_dim, context)
-    step = decode_step_seconds(weights, kv, batch, flops)
-    held = weights + batch * kv
+    flops = decode_flops_per_token(streamed, layers, heads, head_dim, context)
+    step = decode_step_seconds(streamed * weight_bytes_per_param, kv, batch, flops)
+    held = params_billion * 1e9 * weight_bytes_per_param + batch * kv
     fits = "fits" if held <= H200.memory_bytes else "does NOT fit"
     return (
         f"{batch / step:,.0f} tokens/s in all, {1 / step:,.1f} per sequence "

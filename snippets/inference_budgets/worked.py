@@ -25,6 +25,13 @@ def params(key: str) -> int:
     return parameter_count(model(key))["total"]
 
 
+def streamed_params(key: str) -> int:
+    """The weights a decode step reads in full: all but the input embedding,
+    whose lookup reads one row per sequence (the output head, a real
+    GEMV over the same-sized matrix, is read every step)."""
+    return params(key) - parameter_count(model(key))["embedding"]
+
+
 def kv_per_token(key: str, mha: bool = False) -> float:
     """bf16 KV bytes per token; mha=True pretends every query head had its
     own KV head (no grouped-query attention)."""
@@ -89,14 +96,18 @@ def room_text(key: str, element: str = "bf16") -> str:
 
 
 # Problems 3 and 4: tokens-per-second ceilings.
+def streamed_weight_bytes(key: str, element: str = "bf16") -> float:
+    return streamed_params(key) * WORKED[element]
+
+
 def step_seconds(key: str, batch: int, element: str = "bf16") -> float:
     cfg = model(key)
     context = WORKED["context"]
     flops = decode_flops_per_token(
-        params(key), cfg.layers, cfg.heads, cfg.head_dim, context
+        streamed_params(key), cfg.layers, cfg.heads, cfg.head_dim, context
     )
     kv = kv_per_token(key) * context
-    return decode_step_seconds(weight_bytes(key, element), kv, batch, flops)
+    return decode_step_seconds(streamed_weight_bytes(key, element), kv, batch, flops)
 
 
 def ceiling_text(key: str, batch: int, element: str = "bf16") -> str:
@@ -128,9 +139,11 @@ def ridge_text() -> str:
 def critical(key: str, context: int) -> float:
     cfg = model(key)
     flops = decode_flops_per_token(
-        params(key), cfg.layers, cfg.heads, cfg.head_dim, context
+        streamed_params(key), cfg.layers, cfg.heads, cfg.head_dim, context
     )
-    return critical_batch(weight_bytes(key), flops, kv_per_token(key) * context)
+    return critical_batch(
+        streamed_weight_bytes(key), flops, kv_per_token(key) * context
+    )
 
 
 def critical_text(key: str, context: int) -> str:
@@ -158,14 +171,20 @@ def context_text() -> str:
     return f"{WORKED['context']:,}"
 
 
-def h200_text(field: str) -> str:
-    if field == "bandwidth":
-        return f"{H200.hbm_bytes_per_s / 1e12:g} TB/s"
-    if field == "bf16":
-        return f"{H200.bf16_dense_flop_per_s / 1e12:,.1f} TFLOP/s"
-    if field == "memory":
-        return f"{H200.memory_bytes / GB:g} GB"
-    raise ValueError(f"field must be bandwidth, bf16 or memory, got {field!r}")
+def facts() -> dict[str, str]:
+    """The device values the page states by name, formatted for prose; a page
+    reads one as ``<!-- fact: snippets/inference_budgets/worked.py:h200.memory -->``."""
+    return {
+        "h200.bandwidth": f"{H200.hbm_bytes_per_s / 1e12:g} TB/s",
+        "h200.bf16": f"{H200.bf16_dense_flop_per_s / 1e12:,.1f} TFLOP/s",
+        "h200.memory": gb(H200.memory_bytes),
+        "h200.memory_mib": f"{H200.memory_bytes // 2**20:,} MiB",
+        "h200.memory_gib": f"{H200.memory_bytes / 2**30:.1f} GiB",
+        "embedding.llama3-8b": gb(
+            parameter_count(model("llama3-8b"))["embedding"] * WORKED["bf16"]
+        ),
+        "streamed.llama3-8b": gb(streamed_weight_bytes("llama3-8b")),
+    }
 
 
 if __name__ == "__main__":

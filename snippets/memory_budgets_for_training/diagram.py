@@ -8,6 +8,9 @@ from snippets.lib.training_memory.worked import WORKED, model
 
 KINDS = ("weights", "gradients", "optimizer", "activations")
 COLOURS = (ACCENT, SECOND, MUTED, INK)
+# The backward pass's working set (recomputed layer, logits, gathered
+# layers) is drawn with the activations it sits beside.
+DRAWN_WITH = {"activations": ("activations", "working set")}
 
 
 def zero_stage_bars(key: str = "llama3-70b", recompute: str = "full"):
@@ -31,9 +34,15 @@ def zero_stage_bars(key: str = "llama3-70b", recompute: str = "full"):
     style_axes(ax)
     bottoms = [0.0] * len(budgets)
     for kind, colour in zip(KINDS, COLOURS, strict=True):
-        heights = [b[kind] / GB for b in budgets]
+        keys = DRAWN_WITH.get(kind, (kind,))
+        heights = [sum(b[k] for k in keys) / GB for b in budgets]
         ax.bar(
-            list(stages), heights, bottom=bottoms, color=colour, label=kind, alpha=0.85
+            list(stages),
+            heights,
+            bottom=bottoms,
+            color=colour,
+            label=" and ".join(keys),
+            alpha=0.85,
         )
         bottoms = [lo + h for lo, h in zip(bottoms, heights, strict=True)]
     limit = H200.memory_bytes / GB

@@ -10,6 +10,7 @@ own descriptors.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from kernels.devices import H200
@@ -147,26 +148,13 @@ def measured_text() -> str:
 # ---------------------------------------------------- prose and exercises
 
 
-def h200_text(what: str) -> str:
-    if what == "bandwidth":
-        return f"{H200.hbm_bytes_per_s / 1e12:.3g} TB/s"
-    if what in PEAKS:
-        return f"{PEAKS[what] / 1e12:,.4g} TFLOP/s"
-    if what == "l2":
-        return f"{H200.l2_bytes / 2**20:.0f} MB"
-    if what == "bf16-sparse":
-        return f"{H200.bf16_sparse_flop_per_s / 1e12:,.4g} TFLOP/s"
-    raise KeyError(what)
-
-
 def ridge_text(dtype: str) -> str:
     return f"{fmt_num(ridge(dtype))} FLOP/B"
 
 
-def kernel_text(kernel: str, what: str, shape: str | None = None) -> str:
-    """One number about one kernel's point, as prose shows it."""
-    row = point(kernel, shape)
-    values = {
+def kernel_facts(row: dict) -> dict[str, str]:
+    """The numbers about one kernel's point that prose shows."""
+    return {
         "shape": row["shape"],
         "bytes": fmt_bytes(row["bytes"]),
         "flops": fmt_num(row["flops"]),
@@ -177,7 +165,11 @@ def kernel_text(kernel: str, what: str, shape: str | None = None) -> str:
         "compute_time": fmt_time(row["flops"] / PEAKS[row["dtype"]]),
         "dtype": row["dtype"],
     }
-    return values[what]
+
+
+def shape_key(shape: str) -> str:
+    """A shape as a fact key: '1024×1024×1024' -> '1024x1024x1024'."""
+    return re.sub(r"[^\w.-]", "x", shape)
 
 
 def floor_us(kernel: str, shape: str | None = None) -> float:
@@ -185,15 +177,38 @@ def floor_us(kernel: str, shape: str | None = None) -> float:
     return round(point(kernel, shape)["floor_s"] * 1e6, 1)
 
 
-def count_text(what: str) -> str:
+def facts() -> dict[str, str]:
+    """Device figures and catalog counts the page states by name; a page
+    reads one as ``<!-- fact: <this file>:h200.bandwidth -->``."""
     rows = points()
-    if what == "kernels":
-        return str(len({r["kernel"] for r in rows}))
-    if what == "shapes":
-        return str(len(rows))
-    if what == "memory-bound":
-        return str(sum(r["bound"] == "memory-bound" for r in rows))
-    raise KeyError(what)
+    out = {}
+    for row in rows:
+        # kernel.what for the quick shape, kernel.shape.what for every shape
+        found = kernel_facts(row)
+        names = [f"{row['kernel']}.{shape_key(row['shape'])}"]
+        names += [row["kernel"]] if row["quick"] else []
+        for name in names:
+            out.update({f"{name}.{what}": text for what, text in found.items()})
+    out |= {
+        "h200.bandwidth": f"{H200.hbm_bytes_per_s / 1e12:.3g} TB/s",
+        "h200.l2": f"{H200.l2_bytes / 2**20:.0f} MB",
+        "h200.bf16-sparse": f"{H200.bf16_sparse_flop_per_s / 1e12:,.4g} TFLOP/s",
+        # An FMA is two FLOPs; an add, max or select is one operation per
+        # lane per clock, so those run at half the FMA rate.
+        "h200.fp32-non-fma": f"{H200.fp32_flop_per_s / 2 / 1e12:,.4g} T op/s",
+        "ridge.fp32-non-fma": (
+            f"{fmt_num(H200.fp32_flop_per_s / 2 / H200.hbm_bytes_per_s)} op/B"
+        ),
+        "h200.exp2": f"{H200.exp2_per_s / 1e12:.2g}×10¹² per second",
+        "count.kernels": str(len({r["kernel"] for r in rows})),
+        "count.shapes": str(len(rows)),
+        "count.memory-bound": str(sum(r["bound"] == "memory-bound" for r in rows)),
+    }
+    for dtype, peak in PEAKS.items():
+        out[f"h200.{dtype}"] = f"{peak / 1e12:,.4g} TFLOP/s"
+    floors = exercise()
+    out["exercise.fp32-over-bf16"] = f"{floors['fp32'][1] / floors['bf16'][1]:.0f}×"
+    return out
 
 
 def exercise(kernel: str = "matmul", shape: str = "1024×1024×1024") -> dict:

@@ -14,6 +14,7 @@ import math
 
 # --8<-- [end:imports]
 from evidence.tables import markdown_table
+from kernels.devices import H200
 from snippets.lib.softmax_merge import (
     EMPTY,
     SCORES,
@@ -147,21 +148,32 @@ def passes_table(
     return markdown_table(header, out, "lrrr")
 
 
-def worked_text(what: str) -> str:
-    """Numbers the page states about the worked example."""
+# --8<-- [start:exp-demand]
+def exp_share(reads: int, exps_per_element: int, itemsize: int = 2) -> float:
+    """The share of the special-function unit's exp2 rate a softmax needs
+    to keep up with HBM: elements per second at full bandwidth (each read
+    `reads` times and written once) times its exponentials per element."""
+    elements_per_s = H200.hbm_bytes_per_s / bytes_per_row(1, itemsize, reads)
+    return elements_per_s * exps_per_element / H200.exp2_per_s
+    # --8<-- [end:exp-demand]
+
+
+def facts() -> dict[str, str]:
+    """Numbers the page states about the worked example; a page reads one
+    as ``<!-- fact: snippets/online_softmax/online.py:row-bytes -->``."""
     rows, cols, itemsize = WORKED["rows"], WORKED["cols"], WORKED["itemsize"]
-    row_bytes = cols * itemsize
-    if what == "shape":
-        return f"{rows:,} rows of {cols:,} bf16 values"
-    if what == "row-bytes":
-        return f"{row_bytes // 1024} KiB"
-    if what == "overflow":  # exp(x) passes float32's largest finite value
-        return f"about {math.log(FLOAT32_MAX):.1f}"
-    if what == "saving":
-        three = bytes_per_row(cols, itemsize, 3)
-        two = bytes_per_row(cols, itemsize, 2)
-        return f"{1 - two / three:.0%}"
-    raise ValueError(f"unknown what {what!r}")
+    three = bytes_per_row(cols, itemsize, 3)
+    two = bytes_per_row(cols, itemsize, 2)
+    return {
+        "shape": f"{rows:,} rows of {cols:,} bf16 values",
+        "row-bytes": f"{cols * itemsize // 1024} KiB",
+        # exp(x) passes float32's largest finite value
+        "overflow": f"about {math.log(FLOAT32_MAX):.1f}",
+        "saving": f"{1 - two / three:.0%}",
+        "exp-share.v2": f"{exp_share(2, 3):.0%}",
+        "exp-share.v4": f"{exp_share(2, 2):.0%}",
+        "exp-rate": f"{H200.exp2_per_s / 1e12:.2g}×10¹² per second",
+    }
 
 
 def _fmt(x: float) -> str:
@@ -345,6 +357,6 @@ if __name__ == "__main__":
     one = online_normalizer_one_exp(SCORES)
     print(f"one exponential per score: max {one[0]:g}, sum {one[1]:.6f}")
     print(
-        f"worked example: {worked_text('shape')}; online reads save "
-        f"{worked_text('saving')} of the three-pass bytes"
+        f"worked example: {facts()['shape']}; online reads save "
+        f"{facts()['saving']} of the three-pass bytes"
     )

@@ -13,6 +13,7 @@ memory ordering or a real scheduler's forward progress.
 
 from __future__ import annotations
 
+import struct
 from itertools import accumulate
 
 from evidence.tables import markdown_table
@@ -132,20 +133,6 @@ def bytes_single_pass(n: int, itemsize: int, block: int) -> int:
     # --8<-- [end:bytes]
 
 
-def bytes_text(what: str, n: int = WORKED_N, itemsize: int = 4) -> str:
-    three = bytes_three_pass(n, itemsize, V1_BLOCK)
-    one = bytes_single_pass(n, itemsize, V2_BLOCK)
-    values = {
-        "n": f"{n:,} float32 values",
-        "three": f"{three / 2**30:.3f} GiB",
-        "one": f"{one / 2**30:.3f} GiB",
-        "ratio": f"{three / one:.3f}",
-    }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    return values[what]
-
-
 def passes_table(counts: list[int] = COUNTS, block: int = BLOCK) -> str:
     """Markdown: each block through the three passes."""
     p = three_passes(counts, block)
@@ -182,21 +169,50 @@ def passes_table(counts: list[int] = COUNTS, block: int = BLOCK) -> str:
     return markdown_table(header, rows, "rlrrrll", escape=False)
 
 
-def value(what: str) -> str:
-    """One array of the worked example, as inline code."""
+# --8<-- [start:carry-orders]
+def f32(x: float) -> float:
+    """Round to the nearest float32, as the kernel's adder does."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def carry_two_ways(totals: list[float]) -> tuple[float, float]:
+    """Block 3's exclusive carry over blocks 0-2 in float32, as two runs of
+    the single pass can compute it. Early: only block 0 has its prefix, so
+    the look-back adds A2, then A1, then P0. Late: block 2 has already
+    published P2 = (P0 + A1) + A2, and the look-back stops there."""
+    p0, a1, a2 = totals
+    early = f32(f32(a2 + a1) + p0)
+    late = f32(f32(p0 + a1) + a2)
+    return early, late
+    # --8<-- [end:carry-orders]
+
+
+#: Three block totals: one large, two just under half a float32 unit of it.
+CARRY_TOTALS = [1.0, 3e-8, 3e-8]
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states by name, formatted for prose; a page
+    reads one as ``<!-- fact: <this file>:bytes.ratio -->``."""
     p = three_passes(COUNTS, BLOCK)
-    values = {
-        "counts": COUNTS,
-        "block": BLOCK,
-        "out": p["out"],
-        "totals": p["totals"],
-        "carries": p["carries"],
-        "exclusive": [o - c for o, c in zip(p["out"], COUNTS, strict=True)],
+    three = bytes_three_pass(WORKED_N, 4, V1_BLOCK)
+    one = bytes_single_pass(WORKED_N, 4, V2_BLOCK)
+    early, late = carry_two_ways([f32(t) for t in CARRY_TOTALS])
+    return {
+        "counts": f"`{COUNTS}`",
+        "block": str(BLOCK),
+        "out": f"`{p['out']}`",
+        "totals": f"`{p['totals']}`",
+        "carries": f"`{p['carries']}`",
+        "exclusive": f"`{[o - c for o, c in zip(p['out'], COUNTS, strict=True)]}`",
+        "bytes.n": f"{WORKED_N:,} float32 values",
+        "bytes.three": f"{three / 2**30:.3f} GiB",
+        "bytes.one": f"{one / 2**30:.3f} GiB",
+        "bytes.ratio": f"{three / one:.3f}",
+        "carry.totals": ", ".join(f"`{f32(t):.9g}`" for t in CARRY_TOTALS),
+        "carry.early": f"`{early:.9g}`",
+        "carry.late": f"`{late:.9g}`",
     }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    v = values[what]
-    return str(v) if isinstance(v, int) else f"`{v}`"
 
 
 def carries_figure(counts: list[int] = COUNTS, block: int = BLOCK):
@@ -247,9 +263,14 @@ if __name__ == "__main__":
     print(look_back_text())
     print("launch index, reversed start:", schedule_text(False))
     print("tickets, reversed start:", schedule_text(True))
+    facts = facts()
     print(
-        f"bytes for {bytes_text('n')}: three passes {bytes_text('three')}, "
-        f"one pass {bytes_text('one')} ({bytes_text('ratio')}x)"
+        f"bytes for {facts['bytes.n']}: three passes {facts['bytes.three']}, "
+        f"one pass {facts['bytes.one']} ({facts['bytes.ratio']}x)"
+    )
+    print(
+        f"block 3's carry, early and late look-back: {facts['carry.early']} "
+        f"against {facts['carry.late']}"
     )
 
 
@@ -312,7 +333,9 @@ def protocol_text() -> str:
         f"The single-pass build shows the protocol in instructions: "
         f"`ATOMG.E.ADD` × {ticket} (the ticket), 64-bit `ATOMG.E.EXCH` × "
         f"{publish} (publishing the aggregate, then the prefix), and "
-        f"`LDG.E.64.STRONG` × {spin}, the volatile load the look-back repeats. "
+        f"`LDG.E.64.STRONG.GPU` × {spin}: the look-back's acquire read, which "
+        "the compiler made a strong GPU-scope load, issued once per program "
+        "and per iteration and never served from a register or the L1. "
         f"The main launch reads its block with {wide} unmasked 128-bit load "
         f"instructions; the tail build needs {narrow} narrower masked ones."
     )

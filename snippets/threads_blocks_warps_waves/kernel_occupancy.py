@@ -15,7 +15,7 @@ from pathlib import Path
 from evidence.tables import markdown_table
 from kernels.devices import H200
 from snippets.lib.waves import Waves, gemm_work_units
-from snippets.threads_blocks_warps_waves.occupancy import residency
+from snippets.threads_blocks_warps_waves.occupancy import register_warps, residency
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "results" / "artifacts"
@@ -77,26 +77,31 @@ def find_build(kernel: str, name: str, directory: Path = ARTIFACTS) -> dict:
     raise ValueError(f"kernel/name: no build {kernel}/{name} in {directory}")
 
 
-def build_fact(kernel: str, name: str, what: str) -> str:
-    """One number about one build, for a sentence: 'registers', 'warps',
-    'shared', 'blocks', 'limiter', 'occupancy', 'register-warps' (warps
-    the register file could hold at this register count)."""
-    build = find_build(kernel, name)
+def build_facts(build: dict) -> dict[str, str]:
+    """The numbers of one build a sentence may state."""
     r = build_residency(build)
     per_warp = -(-build["registers"] * 32 // 256) * 256
-    values = {
+    return {
         "registers": str(build["registers"]),
         "warps": str(build["num_warps"]),
         "shared": f"{build['shared_bytes']:,} bytes",
         "blocks": str(r.blocks),
         "limiter": r.limiter,
         "occupancy": f"{100 * r.occupancy:.1f}%",
-        "register-warps": str(64 * 1024 // per_warp),
+        # warps the register file could hold at this register count
+        "register-warps": str(register_warps(build["registers"])),
         "per-warp": f"{per_warp:,}",
     }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    return values[what]
+
+
+def facts() -> dict[str, str]:
+    """Every committed build's numbers, keyed kernel.build.what; a page reads
+    one as ``<!-- fact: <this file>:matmul.bf16-aligned.registers -->``."""
+    out = {}
+    for kernel, build in load_builds():
+        for what, text in build_facts(build).items():
+            out[f"{kernel}.{build['build']}.{what}"] = text
+    return out
 
 
 # --8<-- [start:balance]

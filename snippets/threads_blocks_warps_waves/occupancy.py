@@ -29,6 +29,7 @@ MAX_BLOCKS_PER_SM = 32
 REGISTERS_PER_SM = 64 * 1024  # 32-bit registers
 MAX_REGISTERS_PER_THREAD = 255
 REGISTER_UNIT_PER_WARP = 256  # a warp's registers are allocated in 256s
+SUB_PARTITIONS = 4  # an SM's register file is split between four schedulers
 SHARED_BYTES_PER_SM = 228 * 1024  # with the largest carveout
 SHARED_BYTES_PER_BLOCK = 227 * 1024  # the most one block may ask for
 SHARED_RESERVED_PER_BLOCK = 1024  # held back by the system for each block
@@ -50,6 +51,15 @@ def _round_up(value: int, unit: int) -> int:
 
 
 # --8<-- [start:blocks-per-sm]
+def register_warps(registers: int) -> int:
+    """Warps the register file holds at `registers` per thread. Each warp's
+    share is rounded up to the allocation unit, and warps are placed in the
+    four sub-partitions' quarters of the file, not in the file as a whole
+    (NVIDIA's cuda_occupancy.h, cudaOccMaxBlocksPerSMRegsLimit)."""
+    per_warp = _round_up(registers * WARP_SIZE, REGISTER_UNIT_PER_WARP)
+    return SUB_PARTITIONS * ((REGISTERS_PER_SM // SUB_PARTITIONS) // per_warp)
+
+
 @dataclass(frozen=True)
 class Residency:
     """Blocks of one build that fit on an SM, and what each limit allows."""
@@ -88,9 +98,7 @@ def residency(registers: int, num_warps: int, shared_bytes: int) -> Residency:
     _check("registers", registers, 1, MAX_REGISTERS_PER_THREAD)
     _check("num_warps", num_warps, 1, MAX_THREADS_PER_BLOCK // WARP_SIZE)
     _check("shared_bytes", shared_bytes, 0, SHARED_BYTES_PER_BLOCK)
-    # Registers: each warp's share is rounded up to the allocation unit.
-    per_warp = _round_up(registers * WARP_SIZE, REGISTER_UNIT_PER_WARP)
-    warps_by_registers = REGISTERS_PER_SM // per_warp
+    warps_by_registers = register_warps(registers)
     # Shared memory: the block's bytes plus the system's reserve, rounded up.
     per_block = _round_up(shared_bytes + SHARED_RESERVED_PER_BLOCK, SHARED_UNIT)
     return Residency(
@@ -162,21 +170,18 @@ def limits_table() -> str:
     return "\n".join(lines)
 
 
-def limit_text(name: str) -> str:
-    """One figure for a sentence: 'warps', 'blocks', 'registers', 'unit',
-    'shared', 'reserve', 'sms'."""
-    values = {
-        "warps": str(MAX_THREADS_PER_SM // WARP_SIZE),
-        "blocks": str(MAX_BLOCKS_PER_SM),
-        "registers": f"{REGISTERS_PER_SM:,}",
-        "unit": str(REGISTER_UNIT_PER_WARP),
-        "shared": f"{SHARED_BYTES_PER_SM // 1024} KB",
-        "reserve": f"{SHARED_RESERVED_PER_BLOCK // 1024} KB",
-        "sms": str(H200.sm_count),
+def facts() -> dict[str, str]:
+    """The limits the page states by name; a page reads one as
+    ``<!-- fact: snippets/threads_blocks_warps_waves/occupancy.py:limit.warps -->``."""
+    return {
+        "limit.warps": str(MAX_THREADS_PER_SM // WARP_SIZE),
+        "limit.blocks": str(MAX_BLOCKS_PER_SM),
+        "limit.registers": f"{REGISTERS_PER_SM:,}",
+        "limit.unit": str(REGISTER_UNIT_PER_WARP),
+        "limit.shared": f"{SHARED_BYTES_PER_SM // 1024} KB",
+        "limit.reserve": f"{SHARED_RESERVED_PER_BLOCK // 1024} KB",
+        "limit.sms": str(H200.sm_count),
     }
-    if name not in values:
-        raise ValueError(f"name must be one of {sorted(values)}, got {name!r}")
-    return values[name]
 
 
 if __name__ == "__main__":

@@ -88,11 +88,11 @@ def fmt_ms(ms: float) -> str:
     return f"{ms * 1e3:.3g} µs"
 
 
-def run_text(what: str, shape: str = "1024×1024", provider: str = "compile") -> str:
-    """One fact about the newest committed compare run (a CPU run today)."""
+def run_facts(shape: str = "1024×1024", provider: str = "compile") -> dict[str, str]:
+    """Facts about the newest committed compare run (a CPU run today)."""
     data = newest_compare()
     row = _row(data, shape, provider)
-    values = {
+    return {
         "device": data["device"]["name"],
         "kind": data["identity"]["device_kind"],
         "timer": row["timer"],
@@ -109,7 +109,6 @@ def run_text(what: str, shape: str = "1024×1024", provider: str = "compile") ->
         "warmup": fmt_ms(row["warmup_ms"]),
         "warmup_calls": f"{row['warmup_calls']:,}",
     }
-    return values[what]
 
 
 def function_excerpt(name: str, path: str = TIMER) -> str:
@@ -140,10 +139,10 @@ def lines_excerpt(start: str, stop: str, path: str = TIMER) -> str:
 EXERCISE = {"launch_us": 5.0, "kernel_us": 2.0, "calls": 100}
 
 
-def exercise_text(what: str) -> str:
+def exercise_facts() -> dict[str, str]:
     e = EXERCISE
     reads = host_timer_reads(e["launch_us"], e["kernel_us"], e["calls"])
-    values = {
+    return {
         "launch": f"{e['launch_us']:g} µs",
         "kernel": f"{e['kernel_us']:g} µs",
         "calls": str(e["calls"]),
@@ -151,7 +150,31 @@ def exercise_text(what: str) -> str:
         "per_call": f"{reads['per call, sync at end']:g} µs",
         "share": f"{launch_share(e['kernel_us'], e['launch_us']):.0%}",
     }
-    return values[what]
+
+
+# --8<-- [start:flush-cover]
+def flush_seconds(l2_bytes: int, hbm_bytes_per_s: float, multiple: int) -> float:
+    """How long the timer's L2 flush keeps the GPU busy at best: a read of
+    `multiple` x L2 at the HBM's datasheet bandwidth. While it runs, the
+    host has time to enqueue the begin event and the timed call, so the
+    begin event is not reached on an idle stream."""
+    return multiple * l2_bytes / hbm_bytes_per_s
+    # --8<-- [end:flush-cover]
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states by name, formatted for prose; a page
+    reads one as ``<!-- fact: <this file>:run.median -->``."""
+    from evidence.method import METHOD
+    from kernels.devices import H200
+
+    out = {f"run.{k}": v for k, v in run_facts().items()}
+    out.update({f"exercise.{k}": v for k, v in exercise_facts().items()})
+    multiple = METHOD["flush_l2_multiple"]
+    out["flush.multiple"] = f"{multiple}×"
+    flush = flush_seconds(H200.l2_bytes, H200.hbm_bytes_per_s, multiple)
+    out["flush.h200"] = f"{flush * 1e6:.0f} µs"
+    return out
 
 
 if __name__ == "__main__":
@@ -159,7 +182,8 @@ if __name__ == "__main__":
         reads = host_timer_reads(5.0, 50.0, calls)
         print(f"{calls:>5} launches of a 50 µs kernel: {reads}")
     print(f"launch share of a 2 µs kernel: {launch_share(2.0, 5.0):.0%}")
+    run = run_facts()
     print(
-        f"newest compare run ({run_text('kind')}, {run_text('timer')}): "
-        f"compile first call {run_text('first')}, median {run_text('median')}"
+        f"newest compare run ({run['kind']}, {run['timer']}): "
+        f"compile first call {run['first']}, median {run['median']}"
     )

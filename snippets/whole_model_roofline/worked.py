@@ -7,6 +7,7 @@ from snippets.lib.training_memory.worked import model
 from snippets.whole_model_roofline.flops import (
     attention_flops_per_token,
     layer_ops,
+    matmul,
     matmul_params,
     mfu,
     training_flops_per_token,
@@ -132,6 +133,62 @@ def per_token_time_text(key: str, phase: str) -> str:
     tokens = WORKED["batch"] if phase == "decode" else WORKED["prompt"]
     seconds = cfg.layers * sum(op.seconds() for op in items) / tokens
     return duration_text(seconds)
+
+
+# --8<-- [start:head]
+def head_op(key: str, phase: str):
+    """The output head: every token's hidden state times the vocabulary
+    matrix, a GEMV in decode. The input embedding is a lookup and is not
+    an operation here."""
+    cfg = model(key)
+    tokens = WORKED["batch"] if phase == "decode" else WORKED["prompt"]
+    return matmul("LM head", tokens, cfg.hidden, cfg.vocab, 2)
+    # --8<-- [end:head]
+
+
+def model_step_seconds(key: str) -> float:
+    """A whole decode step: every layer, then the LM head."""
+    cfg = model(key)
+    layers = cfg.layers * sum(op.seconds() for op in ops(key, "decode"))
+    return layers + head_op(key, "decode").seconds()
+
+
+def causal_prefill_attention(key: str) -> tuple[float, float]:
+    """Prefill attention's FLOPs with the causal mask's discount (only the
+    scores on and below the diagonal), and its share of the layer's time
+    once discounted."""
+    items = ops(key, "prefill")
+    T = WORKED["prompt"]
+    attention = next(op for op in items if op.name == "attention")
+    discounted = attention.flops * (T + 1) / (2 * T)
+    others = sum(op.seconds() for op in items if op is not attention)
+    seconds = max(
+        discounted / H200.bf16_dense_flop_per_s, attention.bytes / H200.hbm_bytes_per_s
+    )
+    return discounted, seconds / (others + seconds)
+
+
+def facts() -> dict[str, str]:
+    """Values the page states by name, formatted for prose; a page reads one
+    as ``<!-- fact: <this file>:decode.model_step -->``."""
+    cfg = model("llama3-8b")
+    items = {op.name: op for op in ops("llama3-8b", "prefill")}
+    discounted, share = causal_prefill_attention("llama3-8b")
+    kv_width = cfg.kv_heads * cfg.head_dim
+    return {
+        "decode.head": duration_text(head_op("llama3-8b", "decode").seconds()),
+        "decode.model_step": duration_text(model_step_seconds("llama3-8b")),
+        "prefill.attention": gflop(items["attention"].flops),
+        "prefill.attention_causal": gflop(discounted),
+        "prefill.attention_causal_share": f"{share:.1%}",
+        # Attention equals the output projection: in prefill when the prompt
+        # is h / 2 tokens (4*T*T*h FLOPs against 2*T*h*h), in decode when the
+        # cache is h*h / (2 * kv_width) tokens (its K and V bytes against
+        # the h x h weight's).
+        "coincidence.prompt": f"{cfg.hidden // 2:,}",
+        "coincidence.context": f"{cfg.hidden**2 // (2 * kv_width):,}",
+        "hidden": f"{cfg.hidden:,}",
+    }
 
 
 def duration_text(seconds: float) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 from kernels.devices import H200
 from snippets.lib.training_memory.budget import (
     BYTES_PER_PARAMETER,
+    FP32_GRADIENT_BYTES,
     GB,
     MODELS,
     RECOMPUTE,
@@ -16,6 +17,7 @@ from snippets.lib.training_memory.budget import (
     model_state_bytes,
     parameter_count,
     training_memory_bytes,
+    working_set_bytes,
 )
 
 RUN_RECORD = Path(__file__).resolve().parents[3] / "results" / "tiny_lm" / "run.json"
@@ -42,29 +44,36 @@ def bytes_per_parameter() -> int:
     return sum(BYTES_PER_PARAMETER.values())
 
 
+def fp32_gradient_bytes() -> int:
+    """Bytes per parameter when the gradients are kept in fp32."""
+    return (
+        bytes_per_parameter()
+        - BYTES_PER_PARAMETER["bf16 gradient"]
+        + FP32_GRADIENT_BYTES
+    )
+
+
 def bytes_per_parameter_text() -> str:
     return f"{bytes_per_parameter()} bytes"
 
 
-def h200_text() -> str:
-    return gb(H200.memory_bytes)
-
-
 # Problem 1: the model states of the 8B model against one H200.
-def model_state_gb(key: str) -> float:
+def model_state_gb(key: str, gradient_bytes: int = 2) -> float:
     """The predict box's answer: weights + gradients + Adam state, in GB."""
     params = parameter_count(model(key))["total"]
-    return round(sum(model_state_bytes(params).values()) / GB, 1)
+    state = model_state_bytes(params, gradient_bytes=gradient_bytes)
+    return round(sum(state.values()) / GB, 1)
 
 
 def model_state_text(key: str) -> str:
     return f"{model_state_gb(key):.1f} GB"
 
 
-def state_headroom_text(key: str) -> str:
+def state_headroom_text(key: str, gradient_bytes: int = 2) -> str:
     """What one H200 has left once the model states are in."""
     params = parameter_count(model(key))["total"]
-    left = H200.memory_bytes - sum(model_state_bytes(params).values())
+    state = model_state_bytes(params, gradient_bytes=gradient_bytes)
+    left = H200.memory_bytes - sum(state.values())
     if left < 0:
         return f"short by {gb(-left)}"
     return f"{gb(left)} left for activations"
@@ -171,16 +180,6 @@ def tiny_state_bytes_measured() -> float:
     return float(counted["weights"] + counted["gradients"] + counted["optimizer state"])
 
 
-def tiny_text(field: str) -> str:
-    if field == "parameters":
-        return f"{tiny_run()['parameters']:,}"
-    if field == "predicted":
-        return f"{tiny_state_bytes_predicted():,.0f} bytes"
-    if field == "measured":
-        return f"{tiny_state_bytes_measured():,.0f} bytes"
-    raise ValueError(f"field must be parameters, predicted or measured: {field!r}")
-
-
 def state_table(key: str) -> str:
     """Markdown table: per-GPU model state at each ZeRO stage."""
     from evidence.tables import markdown_table
@@ -211,6 +210,70 @@ def seq_text() -> str:
     return f"{WORKED['seq_len']:,}"
 
 
+def per_token_parts(key: str) -> dict[str, float]:
+    """Bytes per token of sequence, micro-batch one, under full
+    recomputation: the checkpoints of every layer, the one recomputed
+    layer, and the logits with their gradient."""
+    cfg = model(key)
+    s = WORKED["seq_len"]
+    working = working_set_bytes(cfg, 1, s, "full")
+    checkpoints = cfg.layers * activation_bytes_per_layer(
+        s, 1, cfg.hidden, cfg.heads, "full"
+    )
+    return {
+        "checkpoints": checkpoints / s,
+        "recomputed layer": working["recomputed layer"] / s,
+        "logits": working["logits"] / s,
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states by name, formatted for prose; a page reads
+    one as ``<!-- fact: snippets/lib/training_memory/worked.py:h200.memory -->``."""
+    out = {
+        "h200.memory": gb(H200.memory_bytes),
+        "h200.memory_mib": f"{H200.memory_bytes // 2**20:,} MiB",
+        "bytes_per_parameter.fp32_gradients": f"{fp32_gradient_bytes()} bytes",
+        "state.llama3-8b.fp32_gradients": (
+            f"{model_state_gb('llama3-8b', FP32_GRADIENT_BYTES):.1f} GB"
+        ),
+        "headroom.llama3-8b.fp32_gradients": state_headroom_text(
+            "llama3-8b", FP32_GRADIENT_BYTES
+        ),
+        "total.llama3-8b.full.fp32_gradients": fp32_gradient_total_text("llama3-8b"),
+        "tiny.parameters": f"{tiny_run()['parameters']:,}",
+        "tiny.predicted": f"{tiny_state_bytes_predicted():,.0f} bytes",
+        "tiny.measured": f"{tiny_state_bytes_measured():,.0f} bytes",
+        "logits.llama3-8b": gb(
+            working_set_bytes(model("llama3-8b"), 1, WORKED["seq_len"], "full")[
+                "logits"
+            ]
+        ),
+        "gathered.llama3-70b": gb(
+            working_set_bytes(model("llama3-70b"), 1, WORKED["seq_len"], "full", 3)[
+                "gathered layers"
+            ]
+        ),
+    }
+    for part, value in per_token_parts("llama3-8b").items():
+        out[f"per_token.llama3-8b.{part.replace(' ', '_')}"] = f"{value:,.0f} B"
+    return out
+
+
+def fp32_gradient_total_text(key: str) -> str:
+    """The worked sequence under full recomputation with fp32 gradients."""
+    cfg = model(key)
+    parts = training_memory_bytes(
+        cfg,
+        WORKED["micro_batch"],
+        WORKED["seq_len"],
+        "full",
+        gradient_bytes=FP32_GRADIENT_BYTES,
+    )
+    verdict = "fits" if parts["total"] <= H200.memory_bytes else "does not fit"
+    return f"{gb(parts['total'])}, which {verdict}"
+
+
 if __name__ == "__main__":
     for key in MODELS:
         print(key, params_text(key), model_state_text(key), state_headroom_text(key))
@@ -222,4 +285,8 @@ if __name__ == "__main__":
             longest_sequence_text("llama3-8b", mode),
         )
     print([min_ranks_text("llama3-70b", stage) for stage in range(4)])
-    print("tiny:", tiny_text("predicted"), "vs", tiny_text("measured"))
+    facts = facts()
+    print(
+        f"fp32 gradients: {facts['state.llama3-8b.fp32_gradients']}, "
+        f"{facts['headroom.llama3-8b.fp32_gradients']}"
+    )

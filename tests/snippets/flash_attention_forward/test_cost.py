@@ -27,13 +27,11 @@ def test_bytes_and_intensity():
 
 
 def test_worked_numbers_and_table():
-    assert cost.worked("flash-bytes") == "256 MiB"  # 4*4*16*4096*128*2
-    assert cost.worked("scores-bytes") == "8.0 GiB"
-    assert cost.worked("flash-intensity") == "2,048"
-    assert cost.worked("causal-share") == f"{4097 / 8192:.4f}"
-    assert cost.worked("ridge") == "206 FLOP/byte"
-    with pytest.raises(ValueError, match="what must be one of"):
-        cost.worked("nope")
+    assert cost.facts()["flash-bytes"] == "256 MiB"  # 4*4*16*4096*128*2
+    assert cost.facts()["scores-bytes"] == "8.0 GiB"
+    assert cost.facts()["flash-intensity"] == "2,048"
+    assert cost.facts()["causal-share"] == f"{4097 / 8192:.4f}"
+    assert cost.facts()["ridge"] == "206 FLOP/byte"
     table = cost.length_table()
     assert table.count("| compute |") == 6  # every listed S is past the crossing
     assert "| 4,096 | 2,048 | 62 | compute |" in table
@@ -47,3 +45,17 @@ def test_exercise_by_hand():
     assert answer["intensity"] == pytest.approx(flops / total)
     text = cost.exercise_text()
     assert "8,589,934,592 bytes" in text and "32 times" in text and "below" in text
+
+
+def test_the_exponential_roof_is_about_half_the_matmul_time():
+    # 4 * 16 * 4096^2 exponentials at 3.9e12/s against 0.55 TFLOP at 989.5 T.
+    B, H, S = 4, 16, 4096
+    assert cost.exponentials(B, H, S, False) == B * H * S * S
+    assert cost.exponentials(B, H, S, True) == B * H * S * (S + 1) // 2
+    exp = cost.exp_seconds(B, H, S, False)
+    matmul = cost.attention_flops(B, H, S, 128, False) / H200.bf16_dense_flop_per_s
+    assert 0.27e-3 < exp < 0.28e-3 and 0.45 < exp / matmul < 0.55
+    facts = cost.facts()
+    assert facts["exp-share"] == "50%" and facts["flops-per-exp"] == "512"
+    # The S x S matrices alone, without Q, K, V and O (finding F22).
+    assert facts["scores-time"] == f"{8 * 2**30 / 4.8e12 * 1e3:.2f} ms"

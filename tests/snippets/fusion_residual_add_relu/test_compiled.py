@@ -28,3 +28,16 @@ def test_widths():
 def test_missing_build_gives_a_note():
     assert "Not compiled" in compiled.compiled_text("no-such-build")
     assert compiled.claimed_opcodes("no-such-build") == []
+
+
+def test_the_divisibility_triton_specialises_on_is_16():
+    # The sentence on the fusion page (finding F17) rests on this constant;
+    # read it from the installed Triton so an upgrade that changes it fails.
+    import inspect
+
+    from triton.backends import compiler
+
+    assert "% 16 == 0" in inspect.getsource(compiler)
+    facts = compiled.facts()
+    assert facts["divisibility"] == "16" and facts["bf16-per-wide"] == "8"
+    assert facts["wide-bits"] == "128-bit"

@@ -49,7 +49,14 @@ def test_intensity_and_attention_flops():
 def test_calculators_return_short_text():
     assert kv_cache().startswith("128 KiB per token")
     assert "fits in one H200" in decode_ceiling()
-    assert "does NOT fit" in decode_ceiling(params_billion=70.55)
+    assert "fits in one H200" in decode_ceiling(params_billion=70.55)
+    llama3_70b = {"params_billion": 70.55, "layers": 80, "heads": 64}
+    assert "3.35 ms" in decode_ceiling()  # the embedding is held, not streamed
+    with pytest.raises(ValueError, match="embedding_billion"):
+        decode_ceiling(params_billion=1, embedding_billion=1)
+    # 141.1 GB of weights and four 2.68 GB sequences: over 150.75 GB.
+    assert "does NOT fit" in decode_ceiling(**llama3_70b, batch=4)
+    assert "fits in one H200" in decode_ceiling(**llama3_70b, batch=3)
 
 
 @pytest.mark.parametrize(

@@ -29,8 +29,18 @@ def test_every_catalog_shape_is_a_point():
 def test_table_has_one_row_per_kernel():
     table = rl.points_table().splitlines()
     assert len(table) == 2 + len(rl.kernel_costs())
-    assert rl.count_text("kernels") == str(len(rl.kernel_costs()))
-    assert int(rl.count_text("memory-bound")) < int(rl.count_text("shapes"))
+    facts = rl.facts()
+    assert facts["count.kernels"] == str(len(rl.kernel_costs()))
+    assert int(facts["count.memory-bound"]) < int(facts["count.shapes"])
+
+
+def test_the_fp32_roof_counts_an_fma_as_two():
+    facts = rl.facts()
+    assert facts["h200.fp32"] == "67 TFLOP/s"
+    assert facts["h200.fp32-non-fma"] == "33.5 T op/s"
+    assert facts["ridge.fp32-non-fma"] == "6.98 op/B"
+    # 32.1 us against 2.17 us: the fp32 floor is not "a few microseconds".
+    assert facts["exercise.fp32-over-bf16"] == "15×"
 
 
 def test_exercise_flips_bound_with_the_roof():
@@ -74,3 +84,12 @@ def test_measured_points_only_from_gpu_rows(tmp_path):
 def test_no_gpu_result_today():
     assert rl.measured_points() == []
     assert "predictions only" in rl.measured_text()
+
+
+def test_kernel_facts_are_keyed_by_kernel_and_shape():
+    facts = rl.facts()
+    quick = rl.point("residual_add_relu")
+    assert facts["residual_add_relu.shape"] == quick["shape"]
+    key = "matmul." + rl.shape_key("1024×1024×1024")
+    assert key == "matmul.1024x1024x1024"
+    assert facts[key + ".intensity"] == "341 FLOP/B"  # 2*1024^3 / (3*1024^2*2)

@@ -66,15 +66,21 @@ def test_tree_merge_and_lane_states_equal_one_pass(block_size):
 
 def test_bytes_and_worked_numbers():
     assert online.bytes_per_row(10, 2, 3) == 80
-    assert online.worked_text("row-bytes") == "128 KiB"
-    assert online.worked_text("saving") == "25%"  # (4 - 3) / 4
-    assert online.worked_text("overflow") == "about 88.7"
+    assert online.facts()["row-bytes"] == "128 KiB"
+    assert online.facts()["saving"] == "25%"  # (4 - 3) / 4
+    assert online.facts()["overflow"] == "about 88.7"
     assert math.isinf(math.exp(89)) is False  # float64 does not, float32 does:
     assert math.exp(89) > online.FLOAT32_MAX > math.exp(88)
     table = online.passes_table()
     assert "| 3 | 1,024 MiB | 2.00× |" in table and "| 1 | 512 MiB | 1.00× |" in table
-    with pytest.raises(ValueError, match="what"):
-        online.worked_text("nope")
+
+
+def test_the_exponentials_nearly_co_limit_a_two_pass_softmax():
+    # bf16, read twice and written once: 6 bytes per element; at 4.8 TB/s
+    # that is 0.8e12 elements/s, times 3 exps = 2.4e12 of 3.9e12 (finding F20).
+    assert online.exp_share(2, 3) == 4.8e12 / 6 * 3 / 3.9e12
+    assert online.facts()["exp-share.v2"] == "62%"
+    assert online.facts()["exp-share.v4"] == "41%"
 
 
 def test_exercise_answers_by_hand():

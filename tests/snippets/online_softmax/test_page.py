@@ -17,8 +17,8 @@ PAGES = {
     "prefix-scans": "docs/kernels/attention/prefix-scans-across-blocks.md",
     "hopper": "docs/kernels/matrix-multiplication/hopper-tensor-cores.md",
 }
-NAMES = {"base-2", "exp2", "log2", "FlashAttention-2", "16-bit", "64-bit", "fp16",
-         "(sm_90a)", "sm_90a"}  # fmt: skip
+NAMES = {"base-2", "exp2", "log2", "FlashAttention-2", "FlashAttention-3",
+         "FP16", "FP8", "16-bit", "64-bit", "fp16", "(sm_90a)", "sm_90a"}  # fmt: skip
 LABELS = re.compile(r"\b(pass|passes|block|blocks|version|step|and)\s+\d+\b", re.I)
 FOOTNOTES = re.compile(r"^\[\^[\w-]+\]:.*?(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 EXERCISES = re.compile(r"\*\*\d+\.")

@@ -18,10 +18,11 @@ def test_missing_artifacts_say_so(tmp_path):
 
 
 def test_build_fact_and_errors():
-    assert ko.build_fact("matmul", "bf16-aligned", "blocks") == "1"
-    assert ko.build_fact("matmul", "bf16-aligned", "register-warps") == "9"
-    with pytest.raises(ValueError, match="what"):
-        ko.build_fact("matmul", "bf16-aligned", "nope")
+    facts = ko.facts()
+    assert facts["matmul.bf16-aligned.blocks"] == "1"
+    # 206 registers: 6,656 per warp; 16,384 per sub-partition holds 2, so
+    # 8 warps per SM (not 65,536 // 6,656 = 9: finding F15).
+    assert facts["matmul.bf16-aligned.register-warps"] == "8"
     with pytest.raises(ValueError, match="no build"):
         ko.find_build("matmul", "nope")
 

@@ -38,6 +38,14 @@ def test_register_granularity_and_shared_reserve_bind():
     # 1312 up to 1536 and loses blocks.
     assert occ.residency(40, 4, 0).by_registers == 12
     assert occ.residency(41, 4, 0).by_registers == 10
+
+
+def test_registers_are_placed_per_sub_partition():
+    # cuda_occupancy.h: (65536 / 4) // regs_per_warp warps per quarter.
+    assert occ.register_warps(206) == 8  # the whole file would say 9
+    assert occ.register_warps(128) == 16
+    assert occ.register_warps(255) == 8  # 8,192 per warp: 2 per quarter
+    assert occ.register_warps(24) == 84  # the 64-warp thread limit binds first
     # 114 KB each fits twice without the reserve, once with it.
     assert occ.residency(32, 4, 114 * 1024).by_shared == 1
     assert occ.residency(32, 4, 113 * 1024).by_shared == 2
@@ -58,7 +66,6 @@ def test_calculators_return_strings_and_name_bad_arguments():
         (lambda: occ.occupancy(32, 4, 300_000), "shared_bytes"),
         (lambda: occ.waves(0), "grid"),
         (lambda: occ.wave_count(10, 0), "blocks_per_sm"),
-        (lambda: occ.limit_text("x"), "name"),
     ]:
         with pytest.raises(ValueError, match=name):
             call()
@@ -66,4 +73,5 @@ def test_calculators_return_strings_and_name_bad_arguments():
 
 def test_limits_table_and_texts():
     assert "| reserved per block | 1 KB |" in occ.limits_table()
-    assert occ.limit_text("warps") == "64" and occ.limit_text("sms") == "132"
+    facts = occ.facts()
+    assert facts["limit.warps"] == "64" and facts["limit.sms"] == "132"

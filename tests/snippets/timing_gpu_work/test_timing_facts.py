@@ -25,9 +25,9 @@ def test_run_facts_come_from_the_newest_compare_file():
     data = tf.newest_compare()
     assert data["identity"]["profile"] == "compare"
     row = tf._row(data, "1024×1024", "compile")
-    assert tf.run_text("first") == tf.fmt_ms(row["first_call_ms"])
-    assert tf.run_text("kind") == "cpu"  # no GPU run is committed yet
-    assert int(tf.run_text("samples")) == row["rounds"] * row["repeats"]
+    assert tf.facts()["run.first"] == tf.fmt_ms(row["first_call_ms"])
+    assert tf.facts()["run.kind"] == "cpu"  # no GPU run is committed yet
+    assert int(tf.facts()["run.samples"]) == row["rounds"] * row["repeats"]
     with pytest.raises(KeyError):
         tf._row(data, "1×1", "eager")
 
@@ -43,7 +43,14 @@ def test_excerpts_follow_the_timer_file():
 
 
 def test_exercise_numbers():
-    assert tf.exercise_text("no_sync") == "500 µs"
-    assert tf.exercise_text("per_call") == "5.02 µs"
-    assert tf.exercise_text("share") == "60%"
+    assert tf.facts()["exercise.no_sync"] == "500 µs"
+    assert tf.facts()["exercise.per_call"] == "5.02 µs"
+    assert tf.facts()["exercise.share"] == "60%"
     assert "without a synchronize" in tf.async_text(5.0, 50.0, 10)
+
+
+def test_the_flush_keeps_the_stream_busy_for_tens_of_microseconds():
+    # 4 x 50 MiB read at 4.8 TB/s: about 44 us, far longer than a launch.
+    assert tf.flush_seconds(50 * 2**20, 4.8e12, 4) == 4 * 50 * 2**20 / 4.8e12
+    assert tf.facts()["flush.h200"] == "44 µs"
+    assert tf.facts()["flush.multiple"] == "4×"

@@ -34,6 +34,7 @@ def test_longest_sequence_is_the_edge_of_fitting():
 def test_zero_ranks_for_70b():
     assert [worked.min_ranks("llama3-70b", s) for s in range(3)] == [None] * 3
     ranks = worked.min_ranks("llama3-70b", 3)
+    assert ranks == 10  # without the working set it would be 9
     cfg = worked.model("llama3-70b")
 
     def total(n):
@@ -44,7 +45,20 @@ def test_zero_ranks_for_70b():
 
 def test_tiny_model_prediction_matches_its_run_record():
     assert worked.tiny_state_bytes_predicted() == worked.tiny_state_bytes_measured()
-    assert worked.tiny_text("parameters").replace(",", "").isdigit()
+    assert worked.facts()["tiny.parameters"].replace(",", "").isdigit()
+
+
+def test_facts_state_the_recipe_and_the_device_memory():
+    facts = worked.facts()
+    assert facts["h200.memory_mib"] == "143,771 MiB"
+    assert facts["bytes_per_parameter.fp32_gradients"] == "18 bytes"
+    # 8.030e9 x 18 = 144.5e9: fits 150.75e9 with about 6 GB to spare.
+    assert facts["state.llama3-8b.fp32_gradients"] == "144.5 GB"
+    assert facts["headroom.llama3-8b.fp32_gradients"].endswith("left for activations")
+    assert facts["per_token.llama3-8b.checkpoints"] == "262,144 B"  # 2*h*L
+    assert facts["per_token.llama3-8b.recomputed_layer"] == "139,264 B"  # 34*h
+    assert facts["per_token.llama3-8b.logits"] == "1,026,048 B"  # 8*V
+    assert facts["gathered.llama3-70b"] == "5.13 GB"
 
 
 def test_texts_and_table():
