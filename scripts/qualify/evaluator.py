@@ -152,7 +152,9 @@ def run_cases(
             if len(ended) > len(results):  # judge every case that has ended
                 index = len(results)
                 claim = records.read_claim(work / f"case-{index}.json", "case")
-                tensors = records.read_tensors(work / f"case-{index}.qt")
+                tensors = records.read_tensors(
+                    work / f"case-{index}.safetensors", bundle_limit(built[index])
+                )
                 item = judge_case(
                     index, selected[index], built[index], claim, tensors, interpreter
                 )
@@ -166,7 +168,10 @@ def run_cases(
             if exit_code is not None:
                 status = _status(work)
                 if len(results) == len(selected) and status.get("stage") == "done":
-                    final = records.read_tensors(work / "final.qt")
+                    final = records.read_tensors(
+                        work / "final.safetensors",
+                        sum(bundle_limit(c) for c in built),
+                    )
                     judge_end_of_run(judged, final)
                     cpu_s = status["cpu_s"]
                     break
@@ -231,6 +236,24 @@ def _write_inputs(work: Path, source: bytes, selected, built) -> None:
     torch.save(inputs, work / "inputs.pt")
     for path in work.iterdir():
         path.chmod(0o644)
+
+
+def bundle_limit(calls: list[Call]) -> int:
+    """The most bytes a bundle for these calls can hold: each values call's
+    output and both input storages, and a header."""
+    total = records.MAX_HEADER_BYTES + 8
+    bases, out = (0, 0), 0
+    for call in calls:
+        if call.mode != "values":
+            continue
+        if call.x is not None:
+            bases = tuple(
+                s["base"].numel() * s["base"].element_size()
+                for s in (call.x, call.residual)
+            )
+            out = _out_nbytes(call)
+        total += out + sum(bases)
+    return total
 
 
 def _out_nbytes(call: Call) -> int:

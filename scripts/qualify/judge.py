@@ -32,6 +32,8 @@ from snippets.kernel_correctness_contracts.contract import (
     value_mismatch,
 )
 
+CASE_FILE, FINAL_FILE = "case.safetensors", "final.safetensors"
+
 # --------------------------------------------------------------------------
 # General: any elementwise output against a reference
 # --------------------------------------------------------------------------
@@ -256,9 +258,9 @@ def judge_kernel_call(
     if not out["plain"]:
         problem = f"returned a {clip(out['type'], 60)}, not a torch.Tensor"
     elif call.mode == "values":
-        values = tensor_named(tensors, f"c{number}.out", "case.qt")
+        values = tensor_named(tensors, f"c{number}.out", CASE_FILE)
         if out["shape"] != list(values.shape) or out["dtype"] != str(values.dtype):
-            raise RecordError("case.qt", f"call {number}: bytes and claims disagree")
+            raise RecordError(CASE_FILE, f"call {number}: bytes and claims disagree")
     if problem is None:
         problem = meta_problem(
             out["shape"],
@@ -279,9 +281,9 @@ def judge_kernel_call(
         return tally.failures, tally.evaluated, None
     changed = []
     for name, before in zip(BOTH, pristine.bases, strict=True):
-        after = tensor_named(tensors, f"c{number}.{name}", "case.qt")
+        after = tensor_named(tensors, f"c{number}.{name}", CASE_FILE)
         if after.dtype != before.dtype or after.shape != before.shape:
-            raise RecordError("case.qt", f"call {number}: {name}'s storage resized")
+            raise RecordError(CASE_FILE, f"call {number}: {name}'s storage resized")
         if (count := mutated(before, after)) > 0:
             changed.append(f"{name}: {count} elements of its storage")
     for name in claim["inputs_written"]:
@@ -436,9 +438,9 @@ def judge_end_of_run(judged: list[Judged], final: dict) -> int:
         for name, expected in [*item.outputs.items(), *item.inputs.items()]:
             evaluated += 1
             item.result.checks += 1
-            now = tensor_named(final, name, "final.qt")
+            now = tensor_named(final, name, FINAL_FILE)
             if now.dtype != expected.dtype or now.shape != expected.shape:
-                raise RecordError("final.qt", f"{name} changed shape or dtype")
+                raise RecordError(FINAL_FILE, f"{name} changed shape or dtype")
             differ = mutated(expected, now)
             if not differ:
                 continue

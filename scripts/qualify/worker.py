@@ -5,14 +5,14 @@ it on every case. It judges nothing.
 
 What a candidate's process writes (formats in ``scripts/qualify/records.py``):
 
-* ``case-N.qt``: the bytes of each call's output (a CPU copy taken at once)
+* ``case-N.safetensors``: the bytes of each call's output (a CPU copy taken at once)
   and of both input storages after the call;
 * ``case-N.json``: claims the bytes cannot show: the exception a call
   raised, the Triton kernels it launched (grid, whether the output's storage
   was an argument, whether the kernel compiles for sm_90a), input tensors
   whose version counter moved (an in-place write, even one undone later),
   memory shared with an input or an earlier output;
-* ``final.qt``: every output and input storage again, after the last case,
+* ``final.safetensors``: every output and input storage again, after the last case,
   so the parent can see what changed after a call returned.
 
 Under the interpreter a grid beyond CUDA's limits (x up to 2**31 - 1, y and
@@ -298,7 +298,7 @@ class CaseRunner:
         self.device = device
         self.log = log
         self.alive: list[tuple[str, torch.Tensor]] = []  # earlier outputs
-        self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.qt
+        self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.safetensors
 
     def materialize(self, spec):
         """(tensor or object, device base or None) from the parent's spec."""
@@ -465,10 +465,10 @@ def child_main(candidate: str, workdir: str, device: str, memory: int | None) ->
         began = time.perf_counter()
         claim, tensors = runner.run_case(index, case, inputs[case["name"]])
         claim["seconds"] = time.perf_counter() - began
-        records.write_tensors(work / f"case-{index}.qt", tensors)
+        records.write_tensors(work / f"case-{index}.safetensors", tensors)
         records.write_claim(work / f"case-{index}.json", claim)
         progress.write(f"end {index}\n")
-    records.write_tensors(work / "final.qt", runner.final_state())
+    records.write_tensors(work / "final.safetensors", runner.final_state())
     status = {"stage": "done", "type": None, "message": None}
     records.write_claim(work / "status.json", {**status, "cpu_s": time.process_time()})
     sys.stdout.flush()
