@@ -6,8 +6,9 @@ import triton.language as tl
 
 
 @triton.jit
-def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, S, D, scale,
-                     BS: tl.constexpr, BD: tl.constexpr):
+def attention_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr, S, D, scale, BS: tl.constexpr, BD: tl.constexpr
+):
     pos = tl.arange(0, BS)  # query rows and key columns alike
     dim = tl.arange(0, BD)
     io = (pos[:, None] < S) & (dim[None, :] < D)
@@ -20,7 +21,11 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, S, D, scale,
     scores = tl.where(keep, scores, -float("inf"))
     p = tl.exp(scores - tl.max(scores, axis=1)[:, None])
     p = p / tl.sum(p, axis=1)[:, None]
-    tl.store(o_ptr + pos[:, None] * D + dim[None, :], tl.dot(p, v, input_precision="ieee"), mask=io)
+    tl.store(
+        o_ptr + pos[:, None] * D + dim[None, :],
+        tl.dot(p, v, input_precision="ieee"),
+        mask=io,
+    )
 
 
 def causal_attention(q, k, v, out: torch.Tensor, scale: float) -> None:

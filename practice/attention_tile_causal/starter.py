@@ -10,8 +10,9 @@ import triton.language as tl
 
 
 @triton.jit
-def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, S, D, scale,
-                     BS: tl.constexpr, BD: tl.constexpr):
+def attention_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr, S, D, scale, BS: tl.constexpr, BD: tl.constexpr
+):
     pos = tl.arange(0, BS)
     dim = tl.arange(0, BD)
     io = (pos[:, None] < S) & (dim[None, :] < D)

@@ -20,7 +20,9 @@ def add_carry_kernel(out_ptr, totals_ptr, n, BLOCK: tl.constexpr, NB: tl.constex
     pid = tl.program_id(0)
     # The carry: the totals of every block before this one.
     before = tl.arange(0, NB)
-    carry = tl.sum(tl.load(totals_ptr + before, mask=before == pid - 1, other=0), axis=0)
+    carry = tl.sum(
+        tl.load(totals_ptr + before, mask=before == pid - 1, other=0), axis=0
+    )
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     local = tl.load(out_ptr + offs, mask=offs < n)
     tl.store(out_ptr + offs, local + carry, mask=offs < n)

@@ -1,4 +1,5 @@
-"""Sum a vector in two passes: per-block partials, then one fixed combine (practice exercise `reduce-sum-deterministic`)."""
+"""Sum a vector in two passes: per-block partials, then one fixed
+combine (practice exercise `reduce-sum-deterministic`)."""
 
 import torch
 import triton

@@ -1,7 +1,8 @@
 """Sum a vector (practice exercise `reduce-sum-deterministic`).
 
 Fill in both kernels, then run
-    python -m scripts.practice check reduce-sum-deterministic reduce_sum_deterministic.py
+    python -m scripts.practice check reduce-sum-deterministic \
+        reduce_sum_deterministic.py
 """
 
 import torch

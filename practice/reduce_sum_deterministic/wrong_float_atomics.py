@@ -1,7 +1,6 @@
 """Wrong for this contract: float atomics combine blocks in arrival order.
 Expected: refused by the contract (atomic_add)."""
 
-import torch
 import triton
 import triton.language as tl
 

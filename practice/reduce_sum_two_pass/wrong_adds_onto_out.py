@@ -1,7 +1,6 @@
 """Wrong: blocks add into out with atomics, but out was never zeroed.
 Expected hint: out is written, not added onto."""
 
-import torch
 import triton
 import triton.language as tl
 

@@ -1,7 +1,6 @@
 """Wrong: one program sums one block and stops.
 Expected hint: are every block's partial sums added."""
 
-import torch
 import triton
 import triton.language as tl
 

@@ -1,7 +1,6 @@
 """Wrong: the select sends NaN to 0 (v > 0 is false for NaN).
 Expected hint: NaN must stay NaN."""
 
-import torch
 import triton
 import triton.language as tl
 

@@ -1,7 +1,6 @@
 """Wrong: the bias is never added.
 Expected hint: are scale and bias both applied."""
 
-import torch
 import triton
 import triton.language as tl
 

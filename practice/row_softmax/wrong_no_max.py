@@ -12,7 +12,9 @@ def softmax_kernel(x_ptr, out_ptr, N, stride_r, stride_c, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     mask = cols < N
     # Masked lanes load as -inf: exp(-inf) = 0 adds nothing to the sum.
-    x = tl.load(x_ptr + row * stride_r + cols * stride_c, mask=mask, other=-float("inf"))
+    x = tl.load(
+        x_ptr + row * stride_r + cols * stride_c, mask=mask, other=-float("inf")
+    )
     e = tl.exp(x)
     tl.store(out_ptr + row * N + cols, e / tl.sum(e, axis=0), mask=mask)
 

@@ -12,7 +12,9 @@ def transpose_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     mask = (rows[:, None] < M) & (cols[None, :] < N)  # both extents have a tail
     tile = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask)
     # out is N x M: element (col, row) of out is element (row, col) of x.
-    tl.store(out_ptr + cols[:, None] * M + rows[None, :], tl.trans(tile), mask=tl.trans(mask))
+    tl.store(
+        out_ptr + cols[:, None] * M + rows[None, :], tl.trans(tile), mask=tl.trans(mask)
+    )
 
 
 def transpose(x: torch.Tensor, out: torch.Tensor) -> None:

@@ -223,7 +223,7 @@ GENERIC = {
     "values": "compare your indexing with the reference on a small case by hand",
     "nonfinite": "a lane read past the end (the guard holds NaN): mask the load",
     "unwritten": "does every program store, and does the grid cover every block?",
-    "past_end": "a store went past the end of out: mask it",
+    "past_end": "mask the store: a lane past the end must not write",
     "before_start": "a store landed before out: is an offset negative?",
     "nan_lost": "NaN inputs must give NaN, as the reference does",
     "mutated": "the inputs must come back unchanged: store only into out",
@@ -299,7 +299,9 @@ def close(out: torch.Tensor, truth: torch.Tensor, atol: float, rtol: float):
     )
 
 
-def prepare(exercise: Exercise, path: Path, job: Path, seed: int) -> list[dict]:
+def prepare(
+    exercise: Exercise, path: Path, job: Path, seed: int, accesses: bool = False
+) -> list[dict]:
     """Write one check's inputs and plan into `job`; the bases the parent keeps."""
     from safetensors.torch import save_file
 
@@ -326,6 +328,7 @@ def prepare(exercise: Exercise, path: Path, job: Path, seed: int) -> list[dict]:
             "sentinel": SENTINEL,
             "guard": GUARD,
             "huge": HUGE,
+            "accesses": accesses,
         }
     )
     (job / "plan.json").write_text(text)
@@ -384,10 +387,15 @@ def static_outcome(exercise: Exercise, path: Path) -> list[Outcome] | None:
 
 
 def check_many(
-    checks: list[tuple[Exercise, Path]], seed: int = 0, limit_s: float = TIME_LIMIT_S
+    checks: list[tuple[Exercise, Path]],
+    seed: int = 0,
+    limit_s: float = TIME_LIMIT_S,
+    accesses: dict | None = None,
 ) -> list[list[Outcome] | PracticeError]:
     """Several checks in as few processes as possible: one child runs them in
-    turn; if one crashes or hangs, the rest go on in a new child."""
+    turn; if one crashes or hangs, the rest go on in a new child. With
+    ``accesses`` (a dict), the first case of each check is also watched and
+    its loads and stores described, under the check's index."""
     results: list = [None] * len(checks)
     with tempfile.TemporaryDirectory(prefix="practice-") as folder:
         pending = []
@@ -407,7 +415,7 @@ def check_many(
                     exercise,
                     path.resolve(),
                     job,
-                    prepare(exercise, path, job, seed),
+                    prepare(exercise, path, job, seed, accesses is not None),
                 )
             )
         while pending:
@@ -418,6 +426,8 @@ def check_many(
                 done.append(item)
                 if (job / "done").exists() or (job / "fatal.json").exists():
                     results[index] = collect(exercise, job, bases, None, limit_s)
+                    if accesses is not None and (job / "accesses.txt").exists():
+                        accesses[index] = (job / "accesses.txt").read_text()
                     continue
                 # The first unfinished job is where the child stopped; the
                 # ones after it run in a new child.
@@ -428,9 +438,12 @@ def check_many(
 
 
 def check(exercise: Exercise, path: Path, seed: int = 0,
-          limit_s: float = TIME_LIMIT_S) -> list[Outcome]:  # fmt: skip
-    """Every case's outcome; PracticeError for a file that cannot be run."""
-    (result,) = check_many([(exercise, path)], seed, limit_s)
+          limit_s: float = TIME_LIMIT_S, accesses: dict | None = None,
+          ) -> list[Outcome]:  # fmt: skip
+    """Every case's outcome; PracticeError for a file that cannot be run.
+    ``accesses``: a dict that receives the first case's access description
+    under key 0."""
+    (result,) = check_many([(exercise, path)], seed, limit_s, accesses)
     if isinstance(result, PracticeError):
         raise result
     return result

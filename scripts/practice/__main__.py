@@ -33,7 +33,8 @@ def exercise_named(name: str):
     return BY_NAME[name]
 
 
-def list_exercises(out=sys.stdout) -> None:
+def list_exercises(out=None) -> None:
+    out = out or sys.stdout
     width = max(len(e.name) for e in EXERCISES)
     for exercise in EXERCISES:
         kind = "find and fix" if exercise.find_and_fix else "write"
@@ -85,7 +86,8 @@ def main(argv=None) -> int:
             print(f"  python -m scripts.practice check {args.name} {target}")
             return EXIT_PASSED
         exercise = exercise_named(args.name)
-        outcomes = check(exercise, args.file, seed=args.seed)
+        watched = {} if args.show_accesses else None
+        outcomes = check(exercise, args.file, seed=args.seed, accesses=watched)
     except PracticeError as exc:
         print(f"practice: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -96,10 +98,8 @@ def main(argv=None) -> int:
     passed = sum(o.passed for o in outcomes)
     total = len(exercise.cases)
     print(f"{passed} of {total} cases pass.")
-    if args.show_accesses and passed:
-        from snippets.lib.accesses import describe_file
-
-        print(describe_file(exercise, args.file))
+    if watched:
+        print(f"{exercise.cases[0].name}, {watched[0]}")
     return EXIT_PASSED if passed == total and len(outcomes) == total else EXIT_FAILED
 
 

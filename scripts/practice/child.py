@@ -84,7 +84,15 @@ def run_job(number: int, path: str, job: Path) -> None:
         dtype = DTYPES[case["out_dtype"]]
         out, buffer = fresh_out(case["out_shape"], dtype, sentinel, guard)
         try:
-            function(*args, out, **case["params"])
+            if plan.get("accesses") and index == 0:  # the first case, watched
+                from snippets.lib.accesses import describe, record
+
+                watched = {n: s for n, s in storages.items()} | {"out": out}
+                with record(watched) as seen:
+                    function(*args, out, **case["params"])
+                (job / "accesses.txt").write_text(describe(seen))
+            else:
+                function(*args, out, **case["params"])
             tensors = {"out": out.clone(), "out_guard": _guard_bytes(buffer, guard)}
             if plan["again"]:
                 again, _ = fresh_out(case["out_shape"], dtype, sentinel, guard)

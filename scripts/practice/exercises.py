@@ -312,6 +312,7 @@ EXERCISES: tuple[Exercise, ...] = (
         hints={
             "values": "is each tile stored at the swapped position, out[j, i] = x[i, j]?",
             "unwritten": "mask rows and columns of every tile: both extents have a tail",
+            "past_end": "mask rows and columns of every tile: both extents have a tail",
         },
     ),
     Exercise(

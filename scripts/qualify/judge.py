@@ -76,8 +76,8 @@ def never_written(out: torch.Tensor, sentinel: int) -> str | None:
     ranges.append((start, last))
     text = ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in ranges[:4])
     more = f" and {len(ranges) - 4} more ranges" if len(ranges) > 4 else ""
-    noun = "element" if len(hit) == 1 else "elements"
-    return f"{noun} {text}{more} were never written (still the sentinel fill)"
+    noun, verb = ("element", "was") if len(hit) == 1 else ("elements", "were")
+    return f"{noun} {text}{more} {verb} never written (still the sentinel fill)"
 
 
 def mutated(before: torch.Tensor, after: torch.Tensor) -> int:

@@ -20,21 +20,20 @@ FILLS = {
 }
 
 
-def _link(page_url: str, lesson: str) -> str:
-    here = posixpath.dirname(page_url.rstrip("/") + "/x")
-    target = "/" + lesson.removesuffix(".md").removesuffix("index") + "/"
-    return posixpath.relpath(target.replace("//", "/"), "/" + here)
+def _link(page: str, lesson: str) -> str:
+    """A relative link from one docs page to another, by their source paths."""
+    return posixpath.relpath(lesson, posixpath.dirname(page) or ".")
 
 
-def track_table(page_url: str = "") -> str:
+def track_table(page: str = "kernels/practice/index.md") -> str:
     """Every exercise: what it practises and the lesson it practises."""
     rows = []
     for e in EXERCISES:
         kind = "find and fix" if e.find_and_fix else "write"
-        page = "find-and-fix" if e.find_and_fix else _group(e)
+        shown_on = "find-and-fix" if e.find_and_fix else _group(e)
         rows.append(
-            [f"[`{e.name}`]({page}.md#{e.name})", kind, e.topic,
-             f"[lesson]({_link(page_url, e.lesson)})"]
+            [f"[`{e.name}`]({shown_on}.md#{e.name})", kind, e.topic,
+             f"[lesson]({_link(page, e.lesson)})"]
         )  # fmt: skip
     return markdown_table(["exercise", "kind", "practises", "taught in"], rows)
 

@@ -10,10 +10,10 @@ def test_every_exercise_is_on_exactly_one_page():
 
 
 def test_the_track_table_links_each_exercise_and_its_lesson():
-    table = practice_pages.track_table("kernels/practice/")
+    table = practice_pages.track_table("kernels/practice/index.md")
     for exercise in EXERCISES:
         assert f"#{exercise.name})" in table
-    assert "](../where-time-goes/triton-on-ramp/)" in table
+    assert "](../where-time-goes/triton-on-ramp.md)" in table
 
 
 def test_a_contract_lists_every_case_and_the_commands():
