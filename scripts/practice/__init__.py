@@ -224,6 +224,8 @@ GENERIC = {
     "nonfinite": "a lane read past the end (the guard holds NaN): mask the load",
     "unwritten": "does every program store, and does the grid cover every block?",
     "past_end": "mask the store: a lane past the end must not write",
+    "read_past": "mask the load too: on a GPU an unmasked lane reads whatever "
+    "follows the tensor, or faults",
     "before_start": "a store landed before out: is an offset negative?",
     "nan_lost": "NaN inputs must give NaN, as the reference does",
     "mutated": "the inputs must come back unchanged: store only into out",
@@ -250,6 +252,9 @@ def judge_case(exercise, case, bases, returned) -> Outcome:
         return fail("past_end", "wrote past the end of out")
     if not bool((guard[:GUARD] == SENTINEL).all()):
         return fail("before_start", "wrote before the start of out")
+    if returned.get("read_past"):
+        names = " and ".join(returned["read_past"])
+        return fail("read_past", f"a load read past the end of {names}")
     problem = never_written(out, SENTINEL)
     if problem:
         return fail("unwritten", problem)

@@ -22,6 +22,8 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
+from snippets.lib.accesses import describe, reads_into_guards, record
+
 DTYPES = {"float32": torch.float32, "int32": torch.int32, "uint8": torch.uint8}
 GUARD_FILL = {torch.float32: float("nan"), torch.int32: 2**30, torch.uint8: 0xA5}
 
@@ -84,15 +86,14 @@ def run_job(number: int, path: str, job: Path) -> None:
         dtype = DTYPES[case["out_dtype"]]
         out, buffer = fresh_out(case["out_shape"], dtype, sentinel, guard)
         try:
-            if plan.get("accesses") and index == 0:  # the first case, watched
-                from snippets.lib.accesses import describe, record
-
-                watched = {n: s for n, s in storages.items()} | {"out": out}
-                with record(watched) as seen:
+            with reads_into_guards(_guard_spans(storages, guard)) as read_past:
+                if plan.get("accesses") and index == 0:  # the first case, watched
+                    watched = {n: s for n, s in storages.items()} | {"out": out}
+                    with record(watched) as seen:
+                        function(*args, out, **case["params"])
+                    (job / "accesses.txt").write_text(describe(seen))
+                else:
                     function(*args, out, **case["params"])
-                (job / "accesses.txt").write_text(describe(seen))
-            else:
-                function(*args, out, **case["params"])
             tensors = {"out": out.clone(), "out_guard": _guard_bytes(buffer, guard)}
             if plan["again"]:
                 again, _ = fresh_out(case["out_shape"], dtype, sentinel, guard)
@@ -100,7 +101,7 @@ def run_job(number: int, path: str, job: Path) -> None:
                 tensors["again"] = again.clone()
             tensors.update({f"in:{n}": s.clone() for n, s in storages.items()})
             save_file(tensors, str(job / f"out{index}.safetensors"))
-            result = {"status": "ok"}
+            result = {"status": "ok", "read_past": sorted(read_past)}
         except Exception as exc:  # the learner's exception, reported in one line
             message = " ".join(str(exc).split())[:300]
             result = {"status": "error", "error": f"{type(exc).__name__}: {message}"}
@@ -115,6 +116,17 @@ def main(listing: str) -> int:
             continue  # finished by a child before this one
         run_job(number, path, Path(job))
     return 0
+
+
+def _guard_spans(storages: dict, guard: int) -> dict:
+    """name -> (guard start, data start, data end, guard end), in bytes."""
+    spans = {}
+    for name, base in storages.items():
+        size = base.element_size()
+        start = base.data_ptr()
+        end = start + base.numel() * size
+        spans[name] = (start - guard * size, start, end, end + guard * size)
+    return spans
 
 
 def _guard_bytes(buffer: torch.Tensor, guard: int) -> torch.Tensor:

@@ -218,10 +218,14 @@ EXERCISES: tuple[Exercise, ...] = (
                 "large values 3x64", (Input("x", (3, 64), fill="large"),), (3, 64),
                 hint="exp overflows float32 past about 88: subtract the row's max first",
             ),
-            Case("transposed 16x9", (Input("x", (16, 9), view="transposed"),), (16, 9)),
+            Case(
+                "transposed 16x9", (Input("x", (16, 9), view="transposed"),), (16, 9),
+                hint="x here is a transposed view: read it through x.stride(0) and "
+                "x.stride(1), not row * N + col",
+            ),
         ),
         tolerance=("close", 1e-7, 1e-5),
-        hints={"nonfinite": "exp overflows float32 past about 88: subtract the row max"},
+        hints={},
     ),
     Exercise(
         name="reduce-sum-two-pass",
@@ -390,6 +394,7 @@ EXERCISES: tuple[Exercise, ...] = (
             "values": "does the K loop advance both pointers by BLOCK_K each step and "
             "mask the K tail?",
             "nonfinite": "a load past the K edge read the guard: mask it with other=0",
+            "read_past": "mask the K tail of both tiles (k0 + ks < K, other=0.0)",
         },
     ),
     Exercise(

@@ -139,3 +139,18 @@ def test_a_hanging_kernel_is_stopped_and_named(tmp_path):
     assert isinstance(first, Outcome) and not first.passed
     assert first.message.startswith("did not finish within 8 s")
     assert "a loop that never ends" in first.message
+
+
+def test_a_kernel_that_masks_its_store_but_not_its_load_is_caught(tmp_path):
+    # Its output is right under the interpreter; on a GPU the load past the
+    # end reads a neighbour's bytes or faults. The guards catch the read.
+    source = (BY_NAME["fix-missing-mask"].folder / "solution.py").read_text()
+    path = tmp_path / "store_only.py"
+    path.write_text(
+        source.replace(
+            "x = tl.load(x_ptr + offs, mask=mask)", "x = tl.load(x_ptr + offs)"
+        )
+    )
+    outcomes = check(BY_NAME["fix-missing-mask"], path)
+    failed = [o.message for o in outcomes if not o.passed]
+    assert failed and all(m.startswith("a load read past the end of x") for m in failed)
