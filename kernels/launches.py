@@ -2,16 +2,18 @@
 grid. Tests compare it with a descriptor's ``launch_config`` and with CUDA's
 grid limits; the benchmark runner stores it in the result file.
 
-Works under the interpreter (CPU) and on a GPU, with Triton 3.6 and 3.8: it
-wraps ``run`` of ``JITFunction`` and ``InterpretedFunction``, the two ways a
-``kernel[grid](...)`` call is executed.
+Works under the interpreter (CPU) and on a GPU, with Triton 3.6 and 3.8:
+``intercept`` wraps ``run`` of ``JITFunction`` and ``InterpretedFunction``,
+the two ways a ``kernel[grid](...)`` call is executed. It is the project's
+one launch interceptor; the evaluator's worker (``scripts/qualify/worker.py``)
+extends it with its own checks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +98,64 @@ def _grid(grid, arguments, kwargs) -> tuple[int, int, int] | None:
     return sizes + (1,) * (3 - len(sizes))
 
 
+def launch_grid(kernel, grid, args, kwargs) -> tuple[int, int, int] | None:
+    """The grid a launch will use (a callable grid receives the bound
+    arguments, as Triton gives it); None if it cannot be worked out."""
+    try:
+        arguments = _bind(kernel.fn, args, kwargs)
+    except Exception:
+        return None
+    return _grid(grid, arguments, kwargs)
+
+
+class SkipPrograms(BaseException):  # noqa: N818  (a signal, not an error)
+    """Raised inside a launch to end it without running its programs (the
+    launch returns None). A BaseException, so `except Exception` in a
+    kernel's caller cannot swallow it."""
+
+
+def kernel_classes() -> list[tuple[type, bool]]:
+    """(class, runs interpreted) for each way `kernel[grid](...)` runs."""
+    from triton.runtime.jit import JITFunction
+
+    classes = [(JITFunction, False)]
+    with contextlib.suppress(ImportError):
+        from triton.runtime.interpreter import InterpretedFunction
+
+        classes.append((InterpretedFunction, True))
+    return classes
+
+
+def intercept(before: Callable[..., None]) -> Callable[[], None]:
+    """Call ``before(kernel, args, kwargs, grid, interpreted)`` ahead of every
+    Triton launch (warm-ups excluded); it may raise to stop the launch, or
+    raise SkipPrograms to skip it. Returns the function that undoes it. The
+    one interceptor: record_launches below and the evaluator's worker both
+    use it."""
+    originals = {cls: (cls.run, interpreted) for cls, interpreted in kernel_classes()}
+
+    def wrap(original, interpreted):
+        def run(self, *args, grid, warmup, **kwargs):
+            if warmup:
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            try:
+                before(self, args, kwargs, grid, interpreted)
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            except SkipPrograms:
+                return None
+
+        return run
+
+    for cls, (original, interpreted) in originals.items():
+        cls.run = wrap(original, interpreted)
+
+    def undo() -> None:
+        for cls, (original, _) in originals.items():
+            cls.run = original
+
+    return undo
+
+
 def _hashable(value: Any) -> Any:
     return value if isinstance(value, bool | int | float | str) else repr(value)
 
@@ -103,41 +163,26 @@ def _hashable(value: Any) -> Any:
 @contextlib.contextmanager
 def record_launches() -> Iterator[LaunchLog]:
     """Inside the block, every Triton launch is appended to the log."""
-    from triton.runtime.jit import JITFunction
-
-    classes = [JITFunction]
-    with contextlib.suppress(ImportError):
-        from triton.runtime.interpreter import InterpretedFunction
-
-        classes.append(InterpretedFunction)
     log = LaunchLog()
-    originals = {cls: cls.run for cls in classes}
 
-    def wrap(original):
-        def run(self, *args, grid, warmup, **kwargs):
-            if not warmup:
-                fn = self.fn
-                arguments = _bind(fn, args, kwargs)
-                constexprs = {
-                    name: _hashable(arguments[name])
-                    for name in _constexpr_names(fn)
-                    if name in arguments
-                }
-                launch = Launch(
-                    kernel=fn.__name__,
-                    constexprs=constexprs,
-                    num_warps=kwargs.get("num_warps", 4),
-                    num_stages=kwargs.get("num_stages"),
-                )
-                log.records.append(Recorded(launch, _grid(grid, arguments, kwargs)))
-            return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+    def before(kernel, args, kwargs, grid, interpreted):
+        fn = kernel.fn
+        arguments = _bind(fn, args, kwargs)
+        constexprs = {
+            name: _hashable(arguments[name])
+            for name in _constexpr_names(fn)
+            if name in arguments
+        }
+        launch = Launch(
+            kernel=fn.__name__,
+            constexprs=constexprs,
+            num_warps=kwargs.get("num_warps", 4),
+            num_stages=kwargs.get("num_stages"),
+        )
+        log.records.append(Recorded(launch, _grid(grid, arguments, kwargs)))
 
-        return run
-
+    undo = intercept(before)
     try:
-        for cls, original in originals.items():
-            cls.run = wrap(original)
         yield log
     finally:
-        for cls, original in originals.items():
-            cls.run = original
+        undo()

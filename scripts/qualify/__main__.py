@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from evidence import ROOT
+from scripts.cli import OneLineParser
 from scripts.qualify.evaluator import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MEMORY_BYTES,
@@ -24,6 +25,7 @@ from scripts.qualify.evaluator import (
     write_verdict,
 )
 
+PROG = "python -m scripts.qualify"
 #: Where --json may write inside the repository (anywhere outside it is fine).
 JSON_PLACES_IN_REPO = ("results/qualify",)
 
@@ -32,14 +34,11 @@ class ArgumentError(Exception):
     """A bad argument: printed as one line, exit code 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit 2, as for every bad argument
-        raise ArgumentError(message)
-
-
 def parse_args(argv):
-    parser = _Parser(
-        prog="python -m scripts.qualify",
+    parser = OneLineParser(
+        prog=PROG,
+        tool=PROG,
+        exit_code=EXIT_HARNESS,
         description="Qualify a residual_add_relu(x, residual) candidate.",
     )
     parser.add_argument("path", help="the candidate Python file")
@@ -141,7 +140,7 @@ def main(argv=None) -> int:
         out = json_path(args.json)
         check_limits(args.device, args.timeout, args.deadline, memory)
     except (ArgumentError, HarnessError) as exc:
-        print(f"python -m scripts.qualify: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: {exc} (see --help)", file=sys.stderr)
         return EXIT_HARNESS
     verdict = qualify(
         args.path,

@@ -7,13 +7,14 @@ parent therefore reads nothing it would execute (no pickle) and checks every
 file before using it; a file that breaks a rule is a rejection that names
 the file and the rule (``RecordError``), never a traceback.
 
-* **Tensor bundles** (``*.qt``): the bytes of tensors, in a format defined
-  here. ``MAGIC`` (8 bytes), the header's length (8 bytes, little-endian),
-  a JSON header ``{"tensors": [{"name", "dtype", "shape", "offset",
-  "nbytes"}]}``, then the data, packed in header order. Every field is
-  checked: known dtype, non-negative shape, ``nbytes`` equal to the shape's
-  size, offsets packed from 0, and the file exactly as long as the header
-  says. Values, mutations and earlier results are judged from these bytes.
+* **Tensor bundles** (``*.safetensors``): the bytes of tensors in the
+  safetensors format (an 8-byte header length, a JSON header, the data),
+  written and parsed by the ``safetensors`` library, which refuses
+  overlapping, short or uncovered offsets itself. Around it, the parent keeps
+  its own guards: a regular file opened without following links, no longer
+  than the parent expects, a header under ``MAX_HEADER_BYTES``, tensor names
+  of a fixed form, and only the dtypes a candidate may return. Values,
+  mutations and earlier results are judged from these bytes.
 * **Claims** (``*.json``): what the child says happened that bytes cannot
   show (which kernels it launched, what an exception said). Parsed with a
   size limit and checked key by key against ``CLAIM_SHAPES``; the verdict
@@ -30,27 +31,16 @@ import re
 import stat
 from pathlib import Path
 
+import safetensors.torch
 import torch
 
-MAGIC = b"QUALTEN1"
 MAX_HEADER_BYTES = 1 << 20
 MAX_CLAIM_BYTES = 4 << 20
 MAX_PROGRESS_BYTES = 1 << 16
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 PROGRESS_RE = re.compile(r"^(import|start \d{1,4}|end \d{1,4})$")
-DTYPES = {
-    str(d).removeprefix("torch."): d
-    for d in (
-        torch.float32,
-        torch.float16,
-        torch.bfloat16,
-        torch.float64,
-        torch.int32,
-        torch.int64,
-        torch.uint8,
-        torch.bool,
-    )
-}
+#: The dtypes a bundle may hold, by their safetensors names.
+SAFETENSORS_DTYPES = ("F32", "F16", "BF16", "F64", "I32", "I64", "U8", "BOOL")
 
 
 class RecordError(Exception):
@@ -69,28 +59,12 @@ class RecordError(Exception):
 
 def write_tensors(path: Path, tensors: dict[str, torch.Tensor]) -> None:
     """Write `tensors` (CPU copies are taken) as one bundle, atomically."""
-    entries, blobs, offset = [], [], 0
-    for name, tensor in tensors.items():
-        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
-        data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
-        dtype = str(tensor.dtype).removeprefix("torch.")
-        entries.append(
-            {
-                "name": name,
-                "dtype": dtype,
-                "shape": list(tensor.shape),
-                "offset": offset,
-                "nbytes": len(data),
-            }
-        )
-        blobs.append(data)
-        offset += len(data)
-    header = json.dumps({"tensors": entries}).encode()
+    flat = {
+        name: tensor.detach().to("cpu").contiguous().clone()
+        for name, tensor in tensors.items()
+    }
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as file:
-        file.write(MAGIC + len(header).to_bytes(8, "little") + header)
-        for blob in blobs:
-            file.write(blob)
+    tmp.write_bytes(safetensors.torch.save(flat))
     os.replace(tmp, path)
 
 
@@ -115,68 +89,40 @@ def _open_regular(path: Path, limit: int) -> bytes:
 
 
 def read_tensors(path: Path, limit: int = 1 << 34) -> dict[str, torch.Tensor]:
-    """Read a bundle, checking every rule; RecordError names the broken one."""
+    """Read a bundle of at most `limit` bytes, checking every rule;
+    RecordError names the broken one."""
     data = _open_regular(path, limit)
-    if data[:8] != MAGIC:
-        raise RecordError(path, "does not start with the tensor-bundle magic")
-    if len(data) < 16:
+    if len(data) < 8:
         raise RecordError(path, "ends inside its header")
-    size = int.from_bytes(data[8:16], "little")
-    if size > MAX_HEADER_BYTES or 16 + size > len(data):
+    size = int.from_bytes(data[:8], "little")
+    if size > MAX_HEADER_BYTES or 8 + size > len(data):
         raise RecordError(path, f"declares a header of {size} bytes")
     try:
-        header = json.loads(data[16 : 16 + size].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        header = json.loads(data[8 : 8 + size].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         problem = f"header is not JSON ({exc.__class__.__name__})"
         raise RecordError(path, problem) from None
-    if not isinstance(header, dict) or set(header) != {"tensors"}:
-        raise RecordError(path, "header must be {'tensors': [...]} and nothing else")
-    entries = header["tensors"]
-    if not isinstance(entries, list):
-        raise RecordError(path, "'tensors' is not a list")
-    body = memoryview(data)[16 + size :]
-    out: dict[str, torch.Tensor] = {}
-    expected_offset = 0
-    for entry in entries:
-        name, dtype, shape = _entry(path, entry, out)
-        nbytes = math.prod(shape) * dtype.itemsize
-        if entry["nbytes"] != nbytes or entry["offset"] != expected_offset:
-            raise RecordError(path, f"tensor {name!r}: size or offset does not add up")
-        chunk = body[expected_offset : expected_offset + nbytes]
-        if len(chunk) != nbytes:
-            raise RecordError(path, f"tensor {name!r}: the file ends early")
-        raw = torch.frombuffer(bytearray(chunk), dtype=torch.uint8) if nbytes else None
-        flat = raw.view(dtype) if raw is not None else torch.empty(0, dtype=dtype)
-        out[name] = flat.reshape(shape)
-        expected_offset += nbytes
-    if expected_offset != len(body):
-        raise RecordError(path, f"{len(body) - expected_offset} bytes past the data")
-    return out
-
-
-def _entry(path, entry, seen) -> tuple[str, torch.dtype, list[int]]:
-    keys = {"name", "dtype", "shape", "offset", "nbytes"}
-    if not isinstance(entry, dict) or set(entry) != keys:
-        raise RecordError(path, f"a tensor entry must have exactly {sorted(keys)}")
-    name = entry["name"]
-    if not isinstance(name, str) or not NAME_RE.match(name) or name in seen:
-        raise RecordError(path, f"bad or repeated tensor name {name!r:.40}")
-    dtype = DTYPES.get(entry["dtype"]) if isinstance(entry["dtype"], str) else None
-    if dtype is None:
-        raise RecordError(
-            path, f"tensor {name!r}: unknown dtype {entry['dtype']!r:.40}"
-        )
-    shape = entry["shape"]
-    if (
-        not isinstance(shape, list)
-        or len(shape) > 8
-        or not all(type(d) is int and 0 <= d < 1 << 40 for d in shape)
-    ):
-        raise RecordError(path, f"tensor {name!r}: bad shape")
-    for key in ("offset", "nbytes"):
-        if type(entry[key]) is not int or entry[key] < 0:
-            raise RecordError(path, f"tensor {name!r}: bad {key}")
-    return name, dtype, shape
+    if not isinstance(header, dict):
+        raise RecordError(path, "header is not an object")
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise RecordError(path, f"bad tensor name {name!r:.40}")
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        if dtype not in SAFETENSORS_DTYPES:
+            raise RecordError(path, f"tensor {name!r}: unknown dtype {dtype!r:.40}")
+    try:
+        tensors = safetensors.torch.load(data)
+    except Exception as exc:  # the library's SafetensorError, and kin
+        text = " ".join(str(exc).split())[:120]
+        raise RecordError(path, f"is not a valid bundle ({text})") from None
+    # Row-major order as written: the header's own order is by offset.
+    order = sorted(
+        (n for n in header if n != "__metadata__"),
+        key=lambda n: header[n]["data_offsets"][0],
+    )
+    return {name: tensors[name] for name in order}
 
 
 # --------------------------------------------------------------------------

@@ -19,7 +19,6 @@ check that they still match what the evaluator produces.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from evidence import ROOT
 from evidence import write as write_result
+from scripts.cli import OneLineParser
 from scripts.qualify import evaluator
 
 RESULTS = ROOT / "results" / "qualify"
@@ -177,7 +177,11 @@ def refresh_verdicts(device: str = "cpu", folder: Path = RESULTS) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scripts.qualify.refresh")
+    parser = OneLineParser(
+        prog="python -m scripts.qualify.refresh",
+        tool="python -m scripts.qualify.refresh",
+        exit_code=2,
+    )
     parser.add_argument("what", choices=("verdicts", "corpus"))
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument(

@@ -5,14 +5,14 @@ it on every case. It judges nothing.
 
 What a candidate's process writes (formats in ``scripts/qualify/records.py``):
 
-* ``case-N.qt``: the bytes of each call's output (a CPU copy taken at once)
+* ``case-N.safetensors``: the bytes of each call's output (a CPU copy taken at once)
   and of both input storages after the call;
 * ``case-N.json``: claims the bytes cannot show: the exception a call
   raised, the Triton kernels it launched (grid, whether the output's storage
   was an argument, whether the kernel compiles for sm_90a), input tensors
   whose version counter moved (an in-place write, even one undone later),
   memory shared with an input or an earlier output;
-* ``final.qt``: every output and input storage again, after the last case,
+* ``final.safetensors``: every output and input storage again, after the last case,
   so the parent can see what changed after a call returned.
 
 Under the interpreter a grid beyond CUDA's limits (x up to 2**31 - 1, y and
@@ -40,7 +40,7 @@ from pathlib import Path
 import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
-from kernels.launches import grid_violation
+from kernels.launches import SkipPrograms, grid_violation, intercept, launch_grid
 from scripts.qualify import records, sandbox
 
 CANDIDATE_FUNCTION = "residual_add_relu"
@@ -64,11 +64,6 @@ TRITON_TYPES = {
 
 class GridLimitExceeded(RuntimeError):
     """A launch whose grid a GPU would refuse."""
-
-
-class _SkipPrograms(BaseException):  # noqa: N818  (a signal, not an error)
-    """Unwinds a launch-plan launch after its grid is recorded. A
-    BaseException, so a candidate's `except Exception` cannot swallow it."""
 
 
 class LaunchLog:
@@ -170,61 +165,25 @@ def compile_for_sm90a(fn, args, kwargs) -> None:
         raise RuntimeError("the PTX is not for sm_90a")
 
 
-def _padded(grid) -> tuple[int, int, int]:
-    sizes = tuple(int(g) for g in grid)
-    return sizes + (1,) * (3 - len(sizes))
-
-
-def _grid_from_launch(kernel, grid, args, kwargs):
-    """The grid a JIT launch will use (a callable grid receives the bound
-    arguments, as Triton gives it); None if it cannot be worked out."""
-    try:
-        if callable(grid):
-            signature = inspect.signature(kernel.fn)
-            named = {k: v for k, v in kwargs.items() if k in signature.parameters}
-            bound = signature.bind_partial(*args, **named)
-            bound.apply_defaults()
-            grid = grid({**kwargs, **bound.arguments})
-        return _padded(grid)
-    except Exception:
-        return None
-
-
 def install_launch_hooks(log: LaunchLog) -> None:
-    """Wrap every way a Triton kernel is launched so the log sees it."""
-    from triton.runtime.jit import JITFunction
+    """Extend the one launch interceptor (kernels/launches.py) so the log
+    sees every launch, and checks its grid before it runs."""
 
-    kernel_classes = [(JITFunction, False)]
-    builder = None
+    def before(kernel, args, kwargs, grid, interpreted):
+        record = log.start(kernel, args, kwargs)
+        if not interpreted:  # on a GPU: check the grid before launching
+            record["grid"] = launch_grid(kernel, grid, args, kwargs)
+            if record["grid"] and (problem := grid_violation(record["grid"])):
+                record["violation"] = problem
+                raise GridLimitExceeded(problem)
+
+    intercept(before)
     try:
         from triton.runtime import interpreter
 
-        kernel_classes.append((interpreter.InterpretedFunction, True))
         builder = getattr(interpreter, "interpreter_builder", None)
     except ImportError:  # pragma: no cover - every Triton we run has it
-        pass
-
-    for cls, interpreted in kernel_classes:
-        original = cls.run
-
-        def run(
-            self, *args, grid, warmup, _original=original, _interp=interpreted, **kwargs
-        ):
-            if warmup:
-                return _original(self, *args, grid=grid, warmup=warmup, **kwargs)
-            record = log.start(self, args, kwargs)
-            if not _interp:  # on a GPU: check the grid before launching
-                record["grid"] = _grid_from_launch(self, grid, args, kwargs)
-                if record["grid"] and (problem := grid_violation(record["grid"])):
-                    record["violation"] = problem
-                    raise GridLimitExceeded(problem)
-            try:
-                return _original(self, *args, grid=grid, warmup=warmup, **kwargs)
-            except _SkipPrograms:
-                return None
-
-        cls.run = run
-
+        builder = None
     if builder is not None and hasattr(builder, "set_grid_dim"):
         original_set = builder.set_grid_dim
 
@@ -237,7 +196,7 @@ def install_launch_hooks(log: LaunchLog) -> None:
                 raise GridLimitExceeded(problem)
             if log.plan_only:
                 record["programs_run"] = False
-                raise _SkipPrograms()
+                raise SkipPrograms()
             return original_set(nx, ny, nz)
 
         builder.set_grid_dim = set_grid_dim
@@ -298,7 +257,7 @@ class CaseRunner:
         self.device = device
         self.log = log
         self.alive: list[tuple[str, torch.Tensor]] = []  # earlier outputs
-        self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.qt
+        self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.safetensors
 
     def materialize(self, spec):
         """(tensor or object, device base or None) from the parent's spec."""
@@ -465,10 +424,10 @@ def child_main(candidate: str, workdir: str, device: str, memory: int | None) ->
         began = time.perf_counter()
         claim, tensors = runner.run_case(index, case, inputs[case["name"]])
         claim["seconds"] = time.perf_counter() - began
-        records.write_tensors(work / f"case-{index}.qt", tensors)
+        records.write_tensors(work / f"case-{index}.safetensors", tensors)
         records.write_claim(work / f"case-{index}.json", claim)
         progress.write(f"end {index}\n")
-    records.write_tensors(work / "final.qt", runner.final_state())
+    records.write_tensors(work / "final.safetensors", runner.final_state())
     status = {"stage": "done", "type": None, "message": None}
     records.write_claim(work / "status.json", {**status, "cpu_s": time.process_time()})
     sys.stdout.flush()

@@ -69,7 +69,7 @@ from scripts.site.run_boxes import RunBoxError, expand_run_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
 # Published at src/<path> so a page can link to the whole tested file.
-SOURCE_DIRS = ("snippets", "kernels", "evidence", "scripts")
+SOURCE_DIRS = ("snippets", "kernels", "evidence", "scripts", "practice")
 PROJECT_PACKAGES = ("snippets", "kernels", "evidence", "scripts")
 # Modules whose `FUNC()` returns {site-relative path: bytes} written into the
 # built site (plots, raw result files for download).

@@ -60,3 +60,25 @@ def test_run_is_restored_even_after_an_error():
     with pytest.raises(RuntimeError), record_launches():
         raise RuntimeError("inside the block")
     assert JITFunction.run is before
+
+
+def test_one_interceptor_can_skip_and_is_undone():
+    from kernels.launches import SkipPrograms, intercept, kernel_classes
+
+    seen = []
+
+    def before(kernel, args, kwargs, grid, interpreted):
+        seen.append(kernel.fn.__name__)
+        raise SkipPrograms()
+
+    originals = [cls.run for cls, _ in kernel_classes()]
+    undo = intercept(before)
+    try:
+        x = torch.ones(4)
+        out = torch.zeros(4)
+        assert rar.residual_add_relu_v1_kernel[(1,)](x, x, out, 4, 4) is None
+    finally:
+        undo()
+    assert seen == ["residual_add_relu_v1_kernel"]
+    assert out.tolist() == [0.0] * 4  # the programs never ran
+    assert [cls.run for cls, _ in kernel_classes()] == originals

@@ -8,7 +8,7 @@ import triton
 import triton.language as tl
 
 import kernels.residual_add_relu as add
-from kernels.launches import GRID_LIMITS, grid_violation
+from kernels.launches import GRID_LIMITS, grid_violation, launch_grid
 from scripts.qualify import evaluator, worker
 
 
@@ -86,13 +86,13 @@ def test_a_grid_beyond_cudas_limits_fails_the_launch(hooked, device):
 def test_grid_from_launch_evaluates_a_callable_grid():
     kernel = add.residual_add_relu_v1_kernel
     args = (None, None, None, 5000)
-    grid = worker._grid_from_launch(
+    grid = launch_grid(
         kernel, lambda meta: (triton.cdiv(meta["n_elements"], 1024),), args, {}
     )
     assert grid == (5, 1, 1)
-    assert worker._grid_from_launch(kernel, (3, 2), args, {}) == (3, 2, 1)
+    assert launch_grid(kernel, (3, 2), args, {}) == (3, 2, 1)
     # A grid that cannot be worked out is unknown, not an error.
-    assert worker._grid_from_launch(kernel, lambda meta: 1 / 0, args, {}) is None
+    assert launch_grid(kernel, lambda meta: 1 / 0, args, {}) is None
 
 
 def test_storage_ranges_overlap_for_views_of_one_buffer():

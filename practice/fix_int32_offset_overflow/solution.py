@@ -1,0 +1,17 @@
+"""Fixed: the offset is computed in int64 (`fix-int32-offset-overflow`)."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def window_kernel(x_ptr, out_ptr, start, BLOCK: tl.constexpr):
+    local = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    # start fits in int32, start + local may not: widen before adding.
+    offs = start.to(tl.int64) + local
+    tl.store(out_ptr + local, tl.load(x_ptr + offs))
+
+
+def copy_window(x: torch.Tensor, out: torch.Tensor, start: int) -> None:
+    window_kernel[(out.numel() // 1024,)](x, out, start, BLOCK=1024)

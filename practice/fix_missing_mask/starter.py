@@ -1,0 +1,20 @@
+"""Find and fix (`fix-missing-mask`): right when n is a multiple of 256,
+wrong otherwise. Fix it, then run
+    python -m scripts.practice check fix-missing-mask fix_missing_mask.py
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, 3.0 * x)
+
+
+def scale_by_three(x: torch.Tensor, out: torch.Tensor) -> None:
+    n = out.numel()
+    scale_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)

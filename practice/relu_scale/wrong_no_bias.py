@@ -1,0 +1,18 @@
+"""Wrong: the bias is never added.
+Expected hint: are scale and bias both applied."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_scale_kernel(x_ptr, out_ptr, n, scale, bias, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask) * scale
+    tl.store(out_ptr + offs, tl.where(v < 0, 0.0, v), mask=mask)
+
+
+def relu_scale(x, out, scale, bias):
+    n = out.numel()
+    relu_scale_kernel[(triton.cdiv(n, 256),)](x, out, n, scale, bias, BLOCK=256)

@@ -1,0 +1,23 @@
+"""Wrong: masked lanes load as 0, so each adds exp(-max) to the sum.
+Expected hint: masked-off lanes must load as -inf."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, out_ptr, N, stride_r, stride_c, BLOCK: tl.constexpr):
+    row = tl.program_id(0)  # one program per row
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride_r + cols * stride_c, mask=mask, other=0.0)
+    x = x - tl.max(x, axis=0)  # the largest exponent is 0: no overflow
+    e = tl.exp(x)
+    tl.store(out_ptr + row * N + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+def row_softmax(x: torch.Tensor, out: torch.Tensor) -> None:
+    M, N = out.shape
+    BLOCK = triton.next_power_of_2(N)  # the whole row in one block
+    softmax_kernel[(M,)](x, out, N, x.stride(0), x.stride(1), BLOCK=BLOCK)

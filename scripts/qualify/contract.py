@@ -1,0 +1,153 @@
+"""The evaluator's contract as data: its checks, the interpreter divergences
+it knows, what no black-box run can show, and ``contract()``, the plain
+record every verdict carries (used by ``scripts/qualify/evaluator.py``; the
+pages read the committed copy, never this module).
+
+The kernel's own facts (its reference, goals and shapes) come from its
+descriptor, ``kernels/residual_add_relu.py:DESCRIPTOR``, serialised by the
+descriptor itself, so nothing here retypes them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernels.launches import GRID_LIMITS
+from kernels.residual_add_relu import DESCRIPTOR
+from scripts.qualify import review, sandbox, worker
+from scripts.qualify.cases import (
+    INTERPRETER_MAX_NUMEL,
+    bench_dtype,
+    bench_shapes,
+    cases,
+)
+
+EXIT_QUALIFIED, EXIT_REJECTED, EXIT_HARNESS, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+EXIT_CODES = {
+    "qualified": EXIT_QUALIFIED,
+    "rejected": EXIT_REJECTED,
+    "harness-error": EXIT_HARNESS,
+    "inconclusive": EXIT_INCONCLUSIVE,
+}
+SCHEMA_VERSION = 3
+FUNCTION = worker.CANDIDATE_FUNCTION
+DESCRIPTOR_FILE = f"kernels/{DESCRIPTOR.name}.py"
+#: The answer, computed by the parent on pristine CPU copies.
+reference = DESCRIPTOR.reference
+
+DEFAULT_TIMEOUT_S = {"cpu": 30.0, "cuda": 180.0}  # per case, and the import
+DEFAULT_DEADLINE_S = {"cpu": 300.0, "cuda": 1200.0}  # the whole run
+#: Address-space cap of the candidate's process. None on a GPU: CUDA
+#: reserves far more address space than it uses.
+DEFAULT_MEMORY_BYTES = {"cpu": sandbox.MEMORY_BYTES_DEFAULT, "cuda": None}
+MAX_TIMEOUT_S = 3600.0
+
+#: Checks, in the order a case applies them (the first failure is reported).
+CHECKS = {
+    "completes": "the call returns: no exception, crash or hang on a supported "
+    "input, within the per-case timeout and the overall deadline",
+    "records-well-formed": "every file the sandboxed process writes back is "
+    "in its strict format and agrees with the others",
+    "grid-limits": "every launch's grid is one a GPU accepts (x up to "
+    "2**31 - 1 programs, y and z up to 65535)",
+    "launches-kernel": "every call on a non-empty input launches a Triton "
+    "kernel defined in the candidate's file, with the output's storage among "
+    "its arguments",
+    "compiles-for-gpu": "every kernel the candidate launches compiles for "
+    "sm_90a ahead of time (on the CPU run)",
+    "output-type": "the result is a plain torch.Tensor of the inputs' shape, "
+    "dtype and device",
+    "output-fresh": "the result shares no memory with an input or with an "
+    "earlier result",
+    "inputs-unchanged": "both inputs' storages are bit-for-bit what they were "
+    "before the call, and no in-place write touched them (even one undone)",
+    "values": "every element whose reference is a number matches it within "
+    "the dtype's tolerance",
+    "nan-mask": "every element whose reference is NaN is NaN",
+    "deterministic": "a second call on the same inputs gives the same bits",
+    "unchanged-after-return": "after the last case, every earlier result and "
+    "every input still holds the bits it held when its call returned",
+    "error-type": "an unsupported input raises the contract's exception type",
+    "error-message": "the exception's message names the offending argument",
+    "validates-first": "no kernel is launched before the error is raised",
+}
+CHECK_ORDER = list(CHECKS)
+
+#: Known places where the Triton interpreter computes something the compiled
+#: kernel does not. A CPU run whose every failure one of these explains is
+#: "inconclusive here", not rejected.
+DIVERGENCES = {
+    "interpreter-float64-to-bfloat16": {
+        "triton": "3.8",
+        "detail": "the Triton 3.8 interpreter casts float64 to bfloat16 "
+        "wrongly (0.3945 becomes 0.0, 1.0 becomes 9.2e-41); compiled code "
+        "rounds correctly",
+        "source": re.compile(r"float64|fp64|tl\.double"),
+        "dtypes": ("bfloat16",),
+        "checks": ("values", "nan-mask", "deterministic"),
+    },
+}
+
+#: What testing from outside cannot establish, however many cases it runs.
+BLACK_BOX_LIMITS = [
+    "a candidate that detects the evaluator (its inputs, its process, the "
+    "sandbox) and behaves only while watched",
+    "a candidate that turns bad after many calls, at other sizes, at a later "
+    "date or on another GPU",
+    "races and ordering bugs the interpreter's one-program-at-a-time run never shows",
+    "claims the sandboxed process makes about itself (launches, exceptions, "
+    "memory sharing): a candidate running there can forge them; review the "
+    "listed constructs before trusting a pass",
+]
+
+
+def contract() -> dict:
+    """What this evaluator checks, as plain data. Every verdict carries it,
+    so the pages read it from the committed files and never import this
+    module (a test checks the committed copy against this function)."""
+    shapes, source = bench_shapes()
+    case_list = [
+        {
+            "number": number,
+            "name": case.name,
+            "group": case.group,
+            "kind": case.kind,
+            "inputs": case.inputs,
+            "catches": case.catches,
+            "mode": {"cpu": case.mode_on("cpu"), "cuda": case.mode_on("cuda")},
+        }
+        for number, case in enumerate(cases(), start=1)
+    ]
+    return {
+        "function": FUNCTION,
+        "kernel_file": DESCRIPTOR_FILE,
+        "exit_codes": dict(EXIT_CODES),
+        "checks": [{"name": n, "passes_when": t} for n, t in CHECKS.items()],
+        "cases": case_list,
+        "interpreter_max_numel": INTERPRETER_MAX_NUMEL,
+        "grid_limits": list(GRID_LIMITS),
+        "bench_shapes": [list(s) for s in shapes],
+        "bench_shapes_source": source,
+        "bench_dtype": {
+            d: str(bench_dtype(d)).removeprefix("torch.") for d in ("cpu", "cuda")
+        },
+        # The kernel's own figures the decision memo weighs the verdict with.
+        "compare_shapes": {
+            d: [DESCRIPTOR.shape_text(s) for s in DESCRIPTOR.shapes_for("compare", d)]
+            for d in ("cpu", "cuda")
+        },
+        "max_speedup": dict(DESCRIPTOR.max_speedup),
+        "divergences": {
+            name: {"triton": d["triton"], "detail": d["detail"]}
+            for name, d in DIVERGENCES.items()
+        },
+        "black_box_limits": list(BLACK_BOX_LIMITS),
+        "defaults": {
+            "case_timeout_s": dict(DEFAULT_TIMEOUT_S),
+            "deadline_s": dict(DEFAULT_DEADLINE_S),
+            "memory_bytes": dict(DEFAULT_MEMORY_BYTES),
+        },
+        "review_constructs": review.construct_names(),
+        # The descriptor's own serialisation (the one results/kernels.json has).
+        "goals": DESCRIPTOR.catalog_entry()["goals"],
+    }

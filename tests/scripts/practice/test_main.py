@@ -1,0 +1,44 @@
+"""python -m scripts.practice: list, start (never overwriting) and bad input
+answered in one line."""
+
+import pytest
+
+from scripts.practice import EXIT_PASSED, EXIT_USAGE
+from scripts.practice import __main__ as cli
+from scripts.practice.exercises import EXERCISES
+
+
+def test_list_shows_every_exercise(capsys):
+    assert cli.main(["list"]) == EXIT_PASSED
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(EXERCISES) >= 15
+    assert any("find and fix" in line for line in lines)
+
+
+def test_start_copies_the_starter_and_never_overwrites(tmp_path, capsys):
+    assert cli.main(["start", "vector-add", str(tmp_path)]) == EXIT_PASSED
+    copy = tmp_path / "vector_add.py"
+    assert "TODO" in copy.read_text()
+    copy.write_text("# my work\n")
+    assert cli.main(["start", "vector-add", str(tmp_path)]) == EXIT_USAGE
+    assert copy.read_text() == "# my work\n"
+    assert "is kept as it is" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["check", "vector-ad", "x.py"], "no exercise 'vector-ad' (did you mean"),
+        (["start", "nope"], "no exercise 'nope'"),
+        (["check"], "the following arguments are required"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_saying_what_to_do(capsys, argv, message):
+    try:
+        code = cli.main(argv)
+    except SystemExit as stop:  # argparse's own refusals
+        code = stop.code
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,0 +1,30 @@
+"""The contract as data (scripts/qualify/contract.py)."""
+
+import evidence as results
+from kernels.residual_add_relu import DESCRIPTOR
+from scripts.qualify import contract, evaluator
+
+
+def test_contract_lists_every_check_and_case_in_order():
+    data = contract.contract()
+    assert [c["name"] for c in data["checks"]] == contract.CHECK_ORDER
+    assert [c["number"] for c in data["cases"]] == list(
+        range(1, len(data["cases"]) + 1)
+    )
+    assert data["exit_codes"] == {
+        "qualified": 0,
+        "rejected": 1,
+        "harness-error": 2,
+        "inconclusive": 3,
+    }
+    results.validate(
+        "verdict",
+        {**evaluator.qualify(results.ROOT / "no-such-file.py"), "contract": data},
+        "test",
+    )
+
+
+def test_goals_and_reference_come_from_the_descriptor():
+    data = contract.contract()
+    assert data["goals"] == DESCRIPTOR.catalog_entry()["goals"]
+    assert contract.reference is DESCRIPTOR.reference

@@ -1,0 +1,178 @@
+"""The parent's judging (scripts/qualify/judge.py): pure functions of claims
+and tensor bytes, each shown failing on a known-bad input."""
+
+import math
+
+import torch
+
+from scripts.qualify import judge
+from scripts.qualify.cases import Call
+from scripts.qualify.records import RecordError
+
+
+def test_compare_accepts_equal_and_names_the_first_difference():
+    ref = torch.tensor([1.0, 2.0, float("nan")])
+    assert judge.compare(ref.clone(), ref, 0) is None
+    wrong = torch.tensor([1.0, 2.5, float("nan")])
+    assert "first at index (1,)" in judge.compare(wrong, ref, 0)
+    lost = torch.tensor([1.0, 2.0, 0.0])
+    assert "NaN results lost" in judge.compare(lost, ref, 0)
+    assert judge.compare(lost, ref, 0, nan="ignore") is None
+
+
+def test_compare_by_bits_sees_a_nan_payload_and_sign():
+    ref = torch.tensor([float("nan")])
+    other = (-ref).clone()  # the same NaN, sign flipped
+    assert judge.compare(other, ref, 0) is None  # the mask policy accepts it
+    assert "payload or sign" in judge.compare(other, ref, 0, nan="bits")
+
+
+def test_never_written_reports_ranges_of_the_sentinel():
+    out = torch.zeros(1030, dtype=torch.float32)
+    dirt = torch.full((4,), 0xC2, dtype=torch.uint8).view(torch.float32)
+    out[1024:1027] = dirt
+    out[5] = dirt
+    assert judge.never_written(out, 0xC2) == (
+        "elements 5, 1024..1026 were never written (still the sentinel fill)"
+    )
+    assert judge.never_written(torch.zeros(8), 0xC2) is None
+
+
+def test_mutated_counts_changed_elements_bit_for_bit():
+    before = torch.tensor([0.0, 1.0, 2.0])
+    after = torch.tensor([-0.0, 1.0, 3.0])  # -0.0 == 0.0, but not bit for bit
+    assert judge.mutated(before, after) == 2
+    assert judge.mutated(before, before.clone()) == 0
+
+
+def test_overlaps_and_meta_problem():
+    assert judge.overlaps((0, 10), (9, 20)) and not judge.overlaps((0, 10), (10, 20))
+    assert not judge.overlaps(None, (0, 1))
+    assert judge.meta_problem([2, 3], "torch.float32", [2, 3], "torch.float32") is None
+    assert "expected (6,)" in judge.meta_problem([2, 3], "f", [6], "f")
+    assert "on meta" in judge.meta_problem([1], "f", [1], "f", "meta", "cpu")
+
+
+def test_clip_escapes_and_shortens():
+    text = judge.clip("a\x1b[31m\nb" + "x" * 300, 20)
+    assert "\x1b" not in text and len(text) == 20 and text.endswith("…")
+
+
+def _claim(output=None, raised=None, launches=()):
+    return {
+        "raised": raised,
+        "launches": list(launches),
+        "input_device": "cpu",
+        "output": output,
+        "inputs_written": [],
+    }
+
+
+def _launch(**changes):
+    record = {
+        "kernel": "k",
+        "own": True,
+        "grid": [1, 1, 1],
+        "violation": None,
+        "programs_run": True,
+        "writes_output": True,
+        "compiled": True,
+        "compile_error": None,
+    }
+    return {**record, **changes}
+
+
+def _values_call(x, r):
+    def spec(t):
+        return {
+            "kind": "strided",
+            "base": t,
+            "size": list(t.shape),
+            "stride": list(t.stride()),
+            "offset": 0,
+        }
+
+    return Call("values", spec(x), spec(r))
+
+
+def _judge(out_tensor, launches=None, x=None, r=None):
+    launches = [_launch()] if launches is None else launches
+    x = torch.tensor([1.0, -2.0, 3.0]) if x is None else x
+    r = torch.tensor([0.5, 0.5, 0.5]) if r is None else r
+    call = _values_call(x, r)
+    pristine = judge.pristine_for([call])[0]
+    out = {
+        "plain": True,
+        "type": "Tensor",
+        "shape": list(out_tensor.shape),
+        "dtype": str(out_tensor.dtype),
+        "device": "cpu",
+        "aliases": [],
+    }
+    tensors = {"c1.out": out_tensor, "c1.x": x.clone(), "c1.residual": r.clone()}
+    return judge.judge_kernel_call(
+        call, 1, _claim(out, launches=launches), tensors, pristine, None, True
+    )
+
+
+def test_a_right_answer_passes_every_check():
+    failures, evaluated, values = _judge(torch.tensor([1.5, 0.0, 3.5]))
+    assert failures == [] and evaluated == 9 and values is not None
+
+
+def test_a_wrong_answer_and_a_missing_launch_are_named():
+    failures, _, _ = _judge(torch.tensor([1.5, 0.0, 9.0]), launches=())
+    assert [c for c, _ in failures] == ["launches-kernel", "values"]
+
+
+def test_bytes_that_contradict_the_claims_are_a_record_error():
+    call = _values_call(torch.ones(2), torch.ones(2))
+    pristine = judge.pristine_for([call])[0]
+    out = {
+        "plain": True,
+        "type": "Tensor",
+        "shape": [3],
+        "dtype": "torch.float32",
+        "device": "cpu",
+        "aliases": [],
+    }
+    tensors = {"c1.out": torch.ones(2)}
+    try:
+        judge.judge_kernel_call(
+            call, 1, _claim(out, launches=[_launch()]), tensors, pristine, None, True
+        )
+    except RecordError as exc:
+        assert "disagree" in str(exc)
+    else:
+        raise AssertionError("a contradiction passed")
+
+
+def test_error_calls_judge_type_message_and_order():
+    call = Call("error", expect_error="TypeError", expect_names=("x",), note="n")
+    assert judge.judge_error_call(call, _claim({"type": "Tensor"}))[0][0][0] == (
+        "error-type"
+    )
+    raised = {"type": "TypeError", "mro": ["TypeError"], "message": "bad input"}
+    failures, evaluated = judge.judge_error_call(
+        call, _claim(raised=raised, launches=[_launch()])
+    )
+    assert [c for c, _ in failures] == ["error-message", "validates-first"]
+    assert evaluated == 3
+
+
+def test_end_of_run_checks_are_counted_and_catch_a_later_change():
+    from scripts.qualify.cases import cases
+
+    case = cases()[0]
+    result = judge.CaseResult(case, "pass", calls=1, checks=5)
+    kept = torch.tensor([1.0, 2.0])
+    item = judge.Judged(
+        result, {"k0.c1.out": kept}, {"k0.chain0.x": kept}, {"k0.c1.out": 1}
+    )
+    item.where["k0.chain0.x"] = 1
+    final = {"k0.c1.out": torch.tensor([1.0, 5.0]), "k0.chain0.x": kept.clone()}
+    assert judge.judge_end_of_run([item], final) == 2
+    assert result.checks == 7
+    assert result.result == "fail"
+    assert result.failures[0].check == "unchanged-after-return"
+    assert not math.isnan(result.seconds)
