@@ -1,31 +1,52 @@
 """ProperDocs build hooks: the roadmap, access levels, computed values, sources.
 
-What they do, in build order:
+Placeholders a page may write (one per kind; scripts/site/placeholders.py
+lists them, docs/contributing.md explains each, and a page with any other
+kind fails the build):
 
-- ``on_config``: reads ``docs/roadmap.yml`` and generates the navigation from
-  it, keeping only pages whose files exist (the rest is "planned"; see
-  ``scripts/site/roadmap.py``).
+- ``<!-- insert: PATH.py:FUNC(ARGS) -->``: FUNC's result (a table, a
+  paragraph; ARGS are Python literals).
+- ``<!-- fact: PATH.py:KEY -->``: ``facts()[KEY]`` of that file (one mapping
+  per snippet, computed once a build; an unknown key fails here).
+- ``<!-- run: snippets/x/y.py -->``: the "Run it yourself" box
+  (``scripts/site/run_boxes.py``).
+- ``<!-- roadmap: SECTION -->``: a table of the roadmap's pages
+  (``scripts/site/roadmap.py``).
+- ``<!-- diagram: PATH.py:FUNC(ARGS) "alt text" -->``: an SVG figure drawn
+  at build time (``scripts/site/diagrams.py``).
+- ``<!-- calculator: PATH.py:FUNC(...) -->`` and ``<!-- predict: ... -->``:
+  a form or a guess-then-reveal question that runs the function in the
+  browser (``scripts/site/calculators.py``).
+- ``<!-- glossary -->``: the glossary's terms (``scripts/site/glossary.py``).
+- ``<!-- badge: KIND -->``: an evidence badge at the end of a claim (model,
+  interpreter, artifact, measured, published).
+
+What the hooks do, in build order:
+
+- ``on_config``: reads ``docs/roadmap.yml`` (checked against its JSON Schema)
+  and generates the navigation from it, keeping only pages whose files exist
+  (the rest is "planned"; see ``scripts/site/roadmap.py``).
 - ``on_pre_build``: starts drawing the plots that build-time functions
   produce (``SITE_FILE_PROVIDERS``) in a second process.
-- ``on_files``: publishes every file under ``snippets/``, ``kernels/`` and
-  ``scripts/`` at ``src/<path>`` so each code block can link to the whole
-  tested file, and reads every page's access level and title for the table
-  of built pages.
+- ``on_files``: publishes every file under ``snippets/``, ``kernels/``,
+  ``evidence/`` and ``scripts/`` at ``src/<path>`` so each code block can link
+  to the whole tested file, and reads every page's access level and title for
+  the table of built pages.
 - ``on_page_markdown``: fails the build when a page lacks ``access: free`` or
-  ``access: premium`` (or disagrees with the roadmap); replaces
-  ``<!-- insert: PATH.py:FUNC(ARGS) -->`` with the function's result,
-  ``<!-- fact: PATH.py:KEY -->`` with ``facts()[KEY]`` of that file (one
-  mapping per snippet, computed once a build; an unknown key fails here) and
-  ``<!-- roadmap: ... -->`` with a roadmap table, ``<!-- run: ... -->`` with
-  the "Run it yourself" box (``scripts/site/run_boxes.py``) and
-  ``<!-- glossary -->`` with the terms (``scripts/site/glossary.py``); checks
-  that every fenced block that includes a snippet is titled with that file's
-  path (plus
+  ``access: premium`` (or disagrees with the roadmap) or uses an unknown
+  placeholder kind; expands the placeholders above; checks that every fenced
+  block that includes a snippet is titled with that file's path (plus
   `` (excerpt)`` when it does not run alone), and adds a link to the whole
   file under it and under every excerpt.
 - ``on_post_page``: puts the access badge under the page's first heading.
 - ``on_post_build``: writes those files (plots, raw result files) into the
   site.
+
+Inserted values, facts, diagrams, run-box output and the plots are cached on
+disk (``scripts/site/build_cache.py``), keyed by the hashes of the module
+that computes each and of every project module it imports, so a rebuild
+after a prose edit recomputes nothing and a code edit recomputes what it
+touches.
 
 Nothing here imports torch or Triton, and neither may any function a page
 inserts: tests/site/test_build.py builds the site with ``-X importtime``.
@@ -48,7 +69,7 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
-from scripts.site import calculators
+from scripts.site import calculators, placeholders
 from scripts.site.diagrams import expand_diagrams, place_diagrams
 from scripts.site.fences import (
     fences,
@@ -452,6 +473,10 @@ def on_files(files: Files, config, **kwargs):
 def on_page_markdown(markdown: str, page, config, files, **kwargs):
     src = page.file.src_uri
     page_access(page)
+    try:
+        placeholders.refuse_unknown(markdown, src)
+    except ValueError as exc:
+        raise PluginError(str(exc)) from exc
     docs_dir = Path(config["docs_dir"])
     markdown = expand_inserts(markdown, src, page.url)
     markdown = calculators.expand(markdown, src, page.url)
