@@ -51,18 +51,16 @@ def programs_per_sm(registers: int, num_warps: int, shared_bytes: int) -> int:
     # --8<-- [end:sm90-limits]
 
 
-def sm90_text(name: str) -> str:
-    """A compute capability 9.0 fact, formatted: 'register-file' (bytes of
-    registers per SM), 'registers', 'shared-per-sm' or 'warpgroup'."""
-    values = {
+def facts() -> dict[str, str]:
+    """The compute capability 9.0 limits the page states, formatted:
+    'register-file' (bytes of registers per SM), 'registers',
+    'shared-per-sm' and 'warpgroup'."""
+    return {
         "register-file": f"{SM90_REGISTERS_PER_SM * 4 // 1024} KiB",
         "registers": f"{SM90_REGISTERS_PER_SM // 1024}K 32-bit registers",
         "shared-per-sm": f"{SM90_SHARED_BYTES_PER_SM // 1024} KB",
         "warpgroup": f"{WARPS_PER_WARPGROUP} warps",
     }
-    if name not in values:
-        raise ValueError(f"unknown limit {name!r}; known: {sorted(values)}")
-    return values[name]
 
 
 _TILE_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")

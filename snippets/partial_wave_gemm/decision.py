@@ -18,6 +18,7 @@ from snippets.lib.waves import Waves, gemm_work_units
 
 WORKED = dict(M=4480, N=1024, K=4096, itemsize=2, block_k=64)
 SMS = H200.sm_count
+STREAM_K = f"Stream-K on {SMS} SMs"
 
 
 # --8<-- [start:options]
@@ -56,7 +57,7 @@ OPTIONS = (
     ("keep 128 × 256", 128, 256, 1, False),
     ("smaller tile 128 × 128", 128, 128, 1, False),
     ("split-K by 2", 128, 256, 2, False),
-    ("Stream-K on 132 SMs", 128, 256, 1, True),
+    (STREAM_K, 128, 256, 1, True),
 )
 
 
@@ -96,7 +97,8 @@ def decision_table() -> str:
     return markdown_table(header, rows, "lrrrrrrr")
 
 
-def worked_value(what: str) -> str:
+def facts() -> dict[str, str]:
+    """The worked example's figures for the page, by name."""
     M, N, K = WORKED["M"], WORKED["N"], WORKED["K"]
     keep = evaluate()[0]
     waves = Waves(SMS, 1, keep["units"])
@@ -110,9 +112,7 @@ def worked_value(what: str) -> str:
         "ideal": f"{ideal_bytes() / 1e6:.0f} MB",
         "util": f"{100 * waves.utilisation:.0f}%",
     }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    return values[what]
+    return values
 
 
 # --8<-- [start:answer]
@@ -128,7 +128,7 @@ def choose() -> dict:
 def answer_text() -> str:
     rows = {r["name"]: r for r in evaluate()}
     keep, small = rows["keep 128 × 256"], rows["smaller tile 128 × 128"]
-    split, sk = rows["split-K by 2"], rows["Stream-K on 132 SMs"]
+    split, sk = rows["split-K by 2"], rows[STREAM_K]
     best = choose()
     return (
         f"Choose **{best['name']}**. Keeping the tile costs {keep['rounds']} "
@@ -166,7 +166,7 @@ def predicted_ratio() -> float:
     """Stream-K's time over the kept tile's, if the kernel is compute-bound
     and the tail is the only waste (the number a measurement should show)."""
     rows = {r["name"]: r for r in evaluate()}
-    return round(rows["Stream-K on 132 SMs"]["relative"], 2)
+    return round(rows[STREAM_K]["relative"], 2)
 
 
 if __name__ == "__main__":

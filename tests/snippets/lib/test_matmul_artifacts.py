@@ -159,11 +159,11 @@ def test_sass_excerpt_is_a_fenced_block_around_the_first_hgmma():
     assert "HGMMA.64x256x16.F32.BF16" in excerpt
 
 
-def test_sm90_text():
-    assert f.sm90_text("register-file") == "256 KiB"
-    assert f.sm90_text("warpgroup") == "4 warps"
-    with pytest.raises(ValueError, match="unknown limit"):
-        f.sm90_text("l2")
+def test_sm90_facts():
+    assert f.facts()["register-file"] == "256 KiB"
+    assert f.facts()["warpgroup"] == "4 warps"
+    with pytest.raises(KeyError, match="l2"):
+        f.facts()["l2"]
 
 
 def with_unaligned_build(artifact: dict) -> dict:

@@ -6,10 +6,10 @@ from snippets.partial_wave_gemm import decision as d
 
 
 def test_the_example_leaves_the_last_wave_mostly_empty():
-    assert d.worked_value("tiles") == "140"
-    assert d.worked_value("last") == "8"
-    with pytest.raises(ValueError, match="what"):
-        d.worked_value("nope")
+    assert d.facts()["tiles"] == "140"
+    assert d.facts()["last"] == "8"
+    with pytest.raises(KeyError, match="nope"):
+        d.facts()["nope"]
 
 
 def test_options_by_hand():
