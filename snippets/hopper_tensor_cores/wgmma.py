@@ -240,15 +240,15 @@ def model_table(op: str = "matmul") -> str:
     return markdown_table(header, rows, "llrrrl", escape=False)
 
 
-def model_rows_text(what: str, build: str = "v2-bf16-tma-persistent") -> str:
-    """One model number of one build, as text."""
+def facts(build: str = "v2-bf16-tma-persistent") -> dict[str, str]:
+    """The model's numbers for one build, as text, by name: 'accumulator'
+    (its accumulator registers beside the artifact's)."""
     rows = {r["build"]: r for r in model_rows()}
     if build not in rows:
-        return NOT_COMPILED
+        return {"accumulator": NOT_COMPILED}
     r = rows[build]
-    if what == "accumulator":
-        return f"{r['accumulator']} of its {r['registers']} registers per thread"
-    raise ValueError(f"unknown what {what!r}")
+    accumulator = f"{r['accumulator']} of its {r['registers']} registers per thread"
+    return {"accumulator": accumulator}
 
 
 def builds_reading(op: str = "matmul") -> str:
