@@ -33,3 +33,9 @@ def test_answer_and_wrong_answer():
     assert "3 rounds" in wrong and "16 units in the last" in wrong
     assert d.predicted_ratio() == pytest.approx(68 / 128, abs=0.005)
     assert d.decision_table().count("\n") == 5
+
+
+def test_the_stream_k_option_names_the_devices_sm_count():
+    from kernels.devices import H200
+
+    assert d.STREAM_K == f"Stream-K on {H200.sm_count} SMs"
