@@ -277,6 +277,7 @@ def _attend_v2(
     INTERPRETED: tl.constexpr,
 ):  # fmt: skip
     """Version 2's step: the max on raw scores, the scale inside exp2."""
+    # --8<-- [start:attend-v2-loop]
     for n0 in range(start, stop, BLOCK_N):
         key = n0 + offs_n
         kv_mask = d_in[None, :]
@@ -302,6 +303,7 @@ def _attend_v2(
         acc = acc * alpha[:, None]
         acc = tl.dot(p.to(v.dtype), v, acc, input_precision=DOT_PRECISION)
         m_i = m_new
+    # --8<-- [end:attend-v2-loop]
     return acc, m_i, l_i
 
 
@@ -314,6 +316,7 @@ def attention_v2_kernel(
     INTERPRETED: tl.constexpr,
 ):  # fmt: skip
     pid = tl.program_id(axis=0)
+    # --8<-- [start:v2-tile-order]
     tiles_m = tl.cdiv(S, BLOCK_M)
     tile_m = pid % tiles_m
     if CAUSAL:  # heavy first: the last query tile sees the most keys
@@ -338,6 +341,7 @@ def attention_v2_kernel(
     else:
         free_end = S // BLOCK_N * BLOCK_N
         stop = S
+    # --8<-- [end:v2-tile-order]
     acc, m_i, l_i = _attend_v2(
         acc, m_i, l_i, q, k_ptr + kv_offs, v_ptr + kv_offs, offs_m, offs_n,
         d_in, S, qk_scale, 0, free_end, HEAD_DIM, BLOCK_N,

@@ -79,6 +79,7 @@ def reduce_sum_ref(x: torch.Tensor) -> torch.Tensor:
     return torch.sum(x)
 
 
+# --8<-- [start:reduce-sum-v1-kernel]
 @triton.jit
 def reduce_sum_v1_kernel(in_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     # Reads BLOCK_SIZE elements, writes one: the partial sum of this block.
@@ -89,8 +90,10 @@ def reduce_sum_v1_kernel(in_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     values = tl.load(in_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     partial = tl.sum(values, axis=0)  # a tree inside the block, fixed order
     tl.store(out_ptr + pid, partial.to(out_ptr.dtype.element_ty))
+    # --8<-- [end:reduce-sum-v1-kernel]
 
 
+# --8<-- [start:reduce-sum-v2-kernel]
 @triton.jit
 def reduce_sum_v2_kernel(in_ptr, out_ptr, n_blocks, BLOCK_SIZE: tl.constexpr):
     # Persistent: this program adds blocks pid, pid + programs, ... (whole
@@ -102,6 +105,7 @@ def reduce_sum_v2_kernel(in_ptr, out_ptr, n_blocks, BLOCK_SIZE: tl.constexpr):
         offs = tl.cast(block, tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
         acc += tl.load(in_ptr + offs).to(tl.float32)
     tl.store(out_ptr + pid, tl.sum(acc, axis=0))  # one partial per program
+    # --8<-- [end:reduce-sum-v2-kernel]
 
 
 def validate(x: object) -> None:
@@ -113,6 +117,7 @@ def validate(x: object) -> None:
         raise TypeError(f"x has dtype {x.dtype}; use {allowed}")
 
 
+# --8<-- [start:reduce-sum]
 def reduce_sum(
     x: torch.Tensor,
     *,
@@ -144,6 +149,7 @@ def reduce_sum(
             **v1.constexprs, **v1.options(),
         )  # fmt: skip
     return _reduce_stages(partials, x.dtype, v1)
+    # --8<-- [end:reduce-sum]
 
 
 def reduce_sum_v1(x: torch.Tensor, *, block_size: int = BLOCK_SIZE) -> torch.Tensor:

@@ -135,6 +135,7 @@ def softmax_v2_kernel(
     x_row = x_ptr + row * x_row_stride
     out_row = out_ptr + row * out_row_stride
     offs = tl.arange(0, BLOCK)
+    # --8<-- [start:v2-pass-1]
     # Pass 1: lane i sees columns i, i + BLOCK, ... and keeps its own max and
     # sum of exp(x - max), so the loop needs no cross-lane reduction.
     run_max = tl.full((BLOCK,), -float("inf"), tl.float32)
@@ -149,6 +150,8 @@ def softmax_v2_kernel(
         shift = tl.where(new_max == -float("inf"), 0.0, new_max)
         run_sum = run_sum * tl.exp(run_max - shift) + tl.exp(x - shift)
         run_max = new_max
+    # --8<-- [end:v2-pass-1]
+    # --8<-- [start:v2-merge-lanes]
     # Merge the lanes: one max, and every lane's sum rescaled to it.
     row_max = tl.max(run_max, axis=0)
     row_sum = tl.sum(run_sum * tl.exp(run_max - row_max), axis=0)
@@ -160,6 +163,7 @@ def softmax_v2_kernel(
         out = tl.exp(x.to(tl.float32) - row_max) * inv_sum
         out = out.to(out_ptr.dtype.element_ty)
         tl.store(out_row + start + offs, out, mask=mask)
+    # --8<-- [end:v2-merge-lanes]
 
 
 @triton.jit
@@ -208,6 +212,7 @@ def softmax_v4_kernel(
         mask = start + offs < cols
         x = tl.load(x_row + start + offs, mask=mask, other=-float("inf"))
         x = x.to(tl.float32)
+        # --8<-- [start:v4-one-exponential]
         # One exponential: e = exp(-|x - max|) is exp(x - max) when x is not
         # above the max, and exp(old max - x), the rescale, when it is. A
         # lane that has seen only -inf measures from 0 instead (its sum is 0,
@@ -217,6 +222,7 @@ def softmax_v4_kernel(
         grows = x > run_max
         run_sum = tl.where(grows, run_sum * e + 1.0, run_sum + e)
         run_max = tl.where(grows, x, run_max)
+        # --8<-- [end:v4-one-exponential]
         # A NaN compares false: it lands in the sum through e, as in v2.
     row_max = tl.max(run_max, axis=0)
     row_sum = tl.sum(run_sum * tl.exp(run_max - row_max), axis=0)

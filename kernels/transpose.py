@@ -64,6 +64,7 @@ def transpose_ref(x: torch.Tensor) -> torch.Tensor:
     return x.t().contiguous()
 
 
+# --8<-- [start:transpose-v1-kernel]
 @triton.jit
 def transpose_v1_kernel(
     x_ptr,
@@ -84,8 +85,10 @@ def transpose_v1_kernel(
     values = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=mask)
     # out[cols, row]: neighbouring lanes write M elements apart.
     tl.store(out_ptr + cols * M + row, values, mask=mask)
+    # --8<-- [end:transpose-v1-kernel]
 
 
+# --8<-- [start:transpose-v2-kernel]
 @triton.jit
 def transpose_v2_kernel(
     x_ptr,
@@ -110,6 +113,7 @@ def transpose_v2_kernel(
     # Row c of the output tile is column c of the input tile.
     out_offs = cols[:, None] * M + rows[None, :]
     tl.store(out_ptr + out_offs, tl.trans(tile), mask=tl.trans(mask))
+    # --8<-- [end:transpose-v2-kernel]
 
 
 def validate(x: object) -> None:

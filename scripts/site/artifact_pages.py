@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidence import ROOT, ResultFileError, read
+from evidence import ResultFileError, read
+from evidence.artifacts import ARTIFACTS, stem_counts
 from evidence.tables import markdown_table
 
-ARTIFACTS = ROOT / "results" / "artifacts"
 SECOND = ARTIFACTS / "triton-3.6"
 #: Resource facts compared one to one.
 RESOURCES = (
@@ -29,16 +29,6 @@ RESOURCES = (
 FAMILIES = ("HGMMA", "HMMA", "LDGSTS", "UTMALDG", "UBLKCP", "LDSM", "LDG", "STG")
 
 
-def family_counts(opcodes: dict[str, int]) -> dict[str, int]:
-    """SASS opcode counts summed by family (the text before the first dot)."""
-    counts: dict[str, int] = {}
-    for opcode, count in opcodes.items():
-        family = opcode.split(".", 1)[0]
-        if family in FAMILIES:
-            counts[family] = counts.get(family, 0) + count
-    return counts
-
-
 def build_differences(first: dict, second: dict) -> list[tuple[str, str, str]]:
     """(fact, first value, second value) for each fact that differs."""
     rows = [
@@ -47,8 +37,8 @@ def build_differences(first: dict, second: dict) -> list[tuple[str, str, str]]:
         if first.get(key) != second.get(key)
     ]
     ones, twos = (
-        family_counts(first["sass_opcodes"]),
-        family_counts(second["sass_opcodes"]),
+        stem_counts(first["sass_opcodes"], FAMILIES),
+        stem_counts(second["sass_opcodes"], FAMILIES),
     )
     for family in FAMILIES:
         if ones.get(family, 0) != twos.get(family, 0):

@@ -1,31 +1,52 @@
 """ProperDocs build hooks: the roadmap, access levels, computed values, sources.
 
-What they do, in build order:
+Placeholders a page may write (one per kind; scripts/site/placeholders.py
+lists them, docs/contributing.md explains each, and a page with any other
+kind fails the build):
 
-- ``on_config``: reads ``docs/roadmap.yml`` and generates the navigation from
-  it, keeping only pages whose files exist (the rest is "planned"; see
-  ``scripts/site/roadmap.py``).
+- ``<!-- insert: PATH.py:FUNC(ARGS) -->``: FUNC's result (a table, a
+  paragraph; ARGS are Python literals).
+- ``<!-- fact: PATH.py:KEY -->``: ``facts()[KEY]`` of that file (one mapping
+  per snippet, computed once a build; an unknown key fails here).
+- ``<!-- run: snippets/x/y.py -->``: the "Run it yourself" box
+  (``scripts/site/run_boxes.py``).
+- ``<!-- roadmap: SECTION -->``: a table of the roadmap's pages
+  (``scripts/site/roadmap.py``).
+- ``<!-- diagram: PATH.py:FUNC(ARGS) "alt text" -->``: an SVG figure drawn
+  at build time (``scripts/site/diagrams.py``).
+- ``<!-- calculator: PATH.py:FUNC(...) -->`` and ``<!-- predict: ... -->``:
+  a form or a guess-then-reveal question that runs the function in the
+  browser (``scripts/site/calculators.py``).
+- ``<!-- glossary -->``: the glossary's terms (``scripts/site/glossary.py``).
+- ``<!-- badge: KIND -->``: an evidence badge at the end of a claim (model,
+  interpreter, artifact, measured, published).
+
+What the hooks do, in build order:
+
+- ``on_config``: reads ``docs/roadmap.yml`` (checked against its JSON Schema)
+  and generates the navigation from it, keeping only pages whose files exist
+  (the rest is "planned"; see ``scripts/site/roadmap.py``).
 - ``on_pre_build``: starts drawing the plots that build-time functions
   produce (``SITE_FILE_PROVIDERS``) in a second process.
-- ``on_files``: publishes every file under ``snippets/``, ``kernels/`` and
-  ``scripts/`` at ``src/<path>`` so each code block can link to the whole
-  tested file, and reads every page's access level and title for the table
-  of built pages.
+- ``on_files``: publishes every file under ``snippets/``, ``kernels/``,
+  ``evidence/`` and ``scripts/`` at ``src/<path>`` so each code block can link
+  to the whole tested file, and reads every page's access level and title for
+  the table of built pages.
 - ``on_page_markdown``: fails the build when a page lacks ``access: free`` or
-  ``access: premium`` (or disagrees with the roadmap); replaces
-  ``<!-- insert: PATH.py:FUNC(ARGS) -->`` with the function's result,
-  ``<!-- fact: PATH.py:KEY -->`` with ``facts()[KEY]`` of that file (one
-  mapping per snippet, computed once a build; an unknown key fails here) and
-  ``<!-- roadmap: ... -->`` with a roadmap table, ``<!-- run: ... -->`` with
-  the "Run it yourself" box (``scripts/site/run_boxes.py``) and
-  ``<!-- glossary -->`` with the terms (``scripts/site/glossary.py``); checks
-  that every fenced block that includes a snippet is titled with that file's
-  path (plus
+  ``access: premium`` (or disagrees with the roadmap) or uses an unknown
+  placeholder kind; expands the placeholders above; checks that every fenced
+  block that includes a snippet is titled with that file's path (plus
   `` (excerpt)`` when it does not run alone), and adds a link to the whole
   file under it and under every excerpt.
 - ``on_post_page``: puts the access badge under the page's first heading.
 - ``on_post_build``: writes those files (plots, raw result files) into the
   site.
+
+Inserted values, facts, diagrams, run-box output and the plots are cached on
+disk (``scripts/site/build_cache.py``), keyed by the hashes of the module
+that computes each and of every project module it imports, so a rebuild
+after a prose edit recomputes nothing and a code edit recomputes what it
+touches.
 
 Nothing here imports torch or Triton, and neither may any function a page
 inserts: tests/site/test_build.py builds the site with ``-X importtime``.
@@ -48,7 +69,14 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
-from scripts.site import calculators
+from scripts.site import calculators, placeholders
+from scripts.site.build_cache import (
+    MISSING,
+    BuildCache,
+    RecordedFigure,
+    StoredFigure,
+    StoredResult,
+)
 from scripts.site.diagrams import expand_diagrams, place_diagrams
 from scripts.site.fences import (
     fences,
@@ -65,7 +93,7 @@ from scripts.site.roadmap import (
     iter_entries,
     load_roadmap,
 )
-from scripts.site.run_boxes import RunBoxError, expand_run_boxes
+from scripts.site.run_boxes import RunBoxError, expand_run_boxes, output_for
 
 ROOT = Path(__file__).resolve().parents[2]
 # Published at src/<path> so a page can link to the whole tested file.
@@ -89,6 +117,14 @@ SNIPPET_LINE_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"(?P<target>[^"]+)"\s*$')
 
 # Build-wide state, reset in on_pre_build.
 _state: dict[str, Any] = {"timings": {}}
+
+
+def cache() -> BuildCache:
+    """This build's cache; outside a build (a test calling a hook function)
+    none, so a test's own files are never mistaken for stored values."""
+    if "cache" not in _state:
+        _state["cache"] = BuildCache(enabled=False)
+    return _state["cache"]
 
 
 # --------------------------------------------------------------------------
@@ -178,21 +214,31 @@ def parse_literal_call(args_text: str) -> tuple[tuple, dict]:
     return args, kwargs
 
 
-def run_insert(path: str, func_name: str, args_text: str, page_url: str) -> str:
-    module = module_for(path)
-    func = getattr(module, func_name, None)
+def call_insert(path: str, func_name: str, args_text: str, page_url: str) -> str:
+    func = getattr(module_for(path), func_name, None)
     if func is None or not callable(func):
         raise AttributeError(f"{path} has no function {func_name!r}")
     args, kwargs = parse_literal_call(args_text)
     if "page_url" in inspect.signature(func).parameters:
         kwargs["page_url"] = page_url
+    return str(func(*args, **kwargs))
+
+
+def run_insert(path: str, func_name: str, args_text: str, page_url: str) -> str:
+    """The insert's result, from the cache when its sources are unchanged
+    (then the module is not even imported)."""
     started = time.perf_counter()
-    result = func(*args, **kwargs)
+    result = cache().get(
+        "insert",
+        path,
+        f"{func_name}({args_text}) page_url={page_url}",
+        lambda: call_insert(path, func_name, args_text, page_url),
+    )
     key = f"{path}:{func_name}"
     _state["timings"][key] = (
         _state["timings"].get(key, 0.0) + time.perf_counter() - started
     )
-    return str(result)
+    return result
 
 
 class UnknownFact(KeyError):
@@ -205,29 +251,44 @@ class UnknownFact(KeyError):
 def fact_value(path: str, key: str) -> str:
     """`facts()[key]` of the project file at `path`, computed once a build;
     the one place an unknown key is refused, naming the keys there are."""
-    cache = _state.setdefault("facts", {})
-    if path not in cache:
-        func = getattr(module_for(path), "facts", None)
-        if func is None or not callable(func):
-            raise AttributeError(f"{path} has no function 'facts'")
+    known = _state.setdefault("facts", {})
+    if path not in known:
+
+        def compute() -> dict:
+            func = getattr(module_for(path), "facts", None)
+            if func is None or not callable(func):
+                raise AttributeError(f"{path} has no function 'facts'")
+            return func()
+
         started = time.perf_counter()
-        cache[path] = func()
+        known[path] = cache().get("facts", path, "facts()", compute)
         timing = f"{path}:facts"
         _state["timings"][timing] = time.perf_counter() - started
-    values = cache[path]
+    values = known[path]
     if key not in values:
-        known = ", ".join(sorted(values)[:12])
+        names = ", ".join(sorted(values)[:12])
         more = f" and {len(values) - 12} more" if len(values) > 12 else ""
-        raise UnknownFact(f"{path}: facts() has no key {key!r} (known: {known}{more})")
+        raise UnknownFact(f"{path}: facts() has no key {key!r} (known: {names}{more})")
     return str(values[key])
 
 
+DIAGRAM_EXPANDERS = ("scripts/site/hooks.py", "scripts/site/diagrams.py")
+
+
 def make_figure(path: str, func_name: str, args_text: str):
+    store = cache()
+    key = store.key("diagram", path, f"{func_name}({args_text})", DIAGRAM_EXPANDERS)
+    svg = store.load("diagram", key)
+    if svg is not MISSING:
+        return StoredFigure(svg)
     func = getattr(module_for(path), func_name, None)
     if func is None or not callable(func):
         raise AttributeError(f"{path} has no function {func_name!r}")
     args, kwargs = parse_literal_call(args_text)
-    return func(*args, **kwargs)
+    figure = func(*args, **kwargs)
+    if not hasattr(figure, "savefig"):
+        return figure  # expand_diagrams names the page and the wrong type
+    return RecordedFigure(figure, lambda text: store.save("diagram", key, text))
 
 
 def expand_page_diagrams(markdown: str, src: str) -> str:
@@ -333,8 +394,19 @@ def expand_page_run_boxes(markdown: str, src: str) -> str:
     def link_for(path: str) -> str:
         return posixpath.relpath(f"src/{path}", posixpath.dirname(src) or ".")
 
+    def output(path: str, timings=None) -> str:
+        return cache().get(
+            "run",
+            path,
+            "__main__",
+            lambda: output_for(path, timings=timings),
+            ("scripts/site/hooks.py", "scripts/site/run_boxes.py"),
+        )
+
     try:
-        return expand_run_boxes(markdown, src, link_for, _state["timings"])
+        return expand_run_boxes(
+            markdown, src, link_for, _state["timings"], output=output
+        )
     except RunBoxError as exc:
         raise PluginError(str(exc)) from exc
 
@@ -374,16 +446,26 @@ def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
     a one-off build they draw in one forked process on the machine's other
     core while the pages render. ``serve`` runs them in this process: it
     keeps server threads, and forking a threaded process is unsafe."""
-    functions = [
-        function
-        for module_path, func_name in providers
-        if (ROOT / module_path).is_file()
-        and (function := getattr(module_for(module_path), func_name, None))
-    ]
+    store = cache()
+    functions, pending = [], []
+    for module_path, func_name in providers:
+        if not (ROOT / module_path).is_file():
+            continue
+        key = store.key("site-files", module_path, f"{func_name}()", ())
+        value = store.load("site-files", key)
+        if value is not MISSING:
+            pending.append(_Ready(value))
+        elif function := getattr(module_for(module_path), func_name, None):
+            functions.append((key, function))
     if not in_background:
-        return None, [_Ready(function()) for function in functions]
+        for key, function in functions:
+            value = function()
+            store.save("site-files", key, value)
+            pending.append(_Ready(value))
+        return None, pending
     pool = multiprocessing.get_context("fork").Pool(1)
-    pending = [pool.apply_async(function) for function in functions]
+    for key, function in functions:
+        pending.append(StoredResult(pool.apply_async(function), store, key))
     pool.close()
     return pool, pending
 
@@ -427,6 +509,7 @@ def on_pre_build(config, **kwargs):
             del sys.modules[name]
     _state["timings"] = {}
     _state["facts"] = {}
+    _state["cache"] = BuildCache.from_environment()
     _state["pool"], _state["site_files"] = start_site_files(
         providers_used(Path(config["docs_dir"])),
         in_background=_state.get("command") == "build",
@@ -452,6 +535,10 @@ def on_files(files: Files, config, **kwargs):
 def on_page_markdown(markdown: str, page, config, files, **kwargs):
     src = page.file.src_uri
     page_access(page)
+    try:
+        placeholders.refuse_unknown(markdown, src)
+    except ValueError as exc:
+        raise PluginError(str(exc)) from exc
     docs_dir = Path(config["docs_dir"])
     markdown = expand_inserts(markdown, src, page.url)
     markdown = calculators.expand(markdown, src, page.url)
@@ -492,6 +579,12 @@ def on_post_build(config, **kwargs):
     calculators.write_site(Path(config["site_dir"]))
     if pool := _state.pop("pool", None):
         pool.join()
+    store = cache()
+    if _state.get("command") == "serve":
+        print(
+            f"hooks: build cache: {store.hits} values reused, {store.misses} computed",
+            file=sys.stderr,
+        )
     slow = {k: v for k, v in _state["timings"].items() if v > 1.0}
     if slow:
         summary = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(slow.items()))

@@ -3,17 +3,20 @@ levels, and the roadmap tables that ``<!-- roadmap: WHAT ARGS -->``
 placeholders on the home page and the course overviews turn into.
 
 A page counts as built once its file exists under ``docs/``; until then the
-roadmap lists it as planned, without a link.
+roadmap lists it as planned, without a link. The file is checked against
+``scripts/site/roadmap.schema.json`` (JSON Schema) when it is loaded.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+import jsonschema
 import yaml
 from properdocs.exceptions import PluginError
 
@@ -22,6 +25,7 @@ from scripts.site.fences import substitute_in_prose
 
 ROOT = Path(__file__).resolve().parents[2]
 ROADMAP_PATH = ROOT / "docs" / "roadmap.yml"
+ROADMAP_SCHEMA_PATH = Path(__file__).with_name("roadmap.schema.json")
 ACCESS_LEVELS = ("free", "premium")
 ROADMAP_PLACEHOLDER_RE = re.compile(
     r"<!--\s*roadmap:\s*(?P<what>[\w-]+)(?:\s+(?P<arg>[^>]*?))?\s*-->"
@@ -36,23 +40,65 @@ class BuiltPage(NamedTuple):
     access: str | None
 
 
+def roadmap_schema() -> dict:
+    return json.loads(ROADMAP_SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _where(roadmap: Any, path: Iterable) -> str:
+    """`sections[2].modules[0].items[3] ('Title')` for an error's location."""
+    parts, node, title = [], roadmap, None
+    for step in path:
+        parts.append(f"[{step}]" if isinstance(step, int) else f".{step}")
+        node = node[step] if isinstance(node, (dict, list)) else None
+        if isinstance(node, dict) and isinstance(node.get("title"), str):
+            title = node["title"]
+    where = "".join(parts).lstrip(".") or "the top level"
+    return f"{where} ({title!r})" if title else where
+
+
+def _reason(error) -> str:
+    """The schema error in the roadmap's words."""
+    field = error.path[-1] if error.path and isinstance(error.path[-1], str) else None
+    if error.validator in ("required", "dependentRequired"):
+        missing = error.message.split("'")[1]
+        return f"lacks {missing!r}"
+    if error.validator == "enum":
+        choices = ", ".join(map(str, error.validator_value))
+        return f"has {field} {error.instance!r}; use one of {choices}"
+    if error.validator == "additionalProperties":
+        return f"has an unknown field ({error.message})"
+    if list(error.path) == ["sections"] and error.validator == "type":
+        return "expected a top-level 'sections' list"
+    return f"field {field!r}: {error.message}" if field else error.message
+
+
+def schema_problem(roadmap: Any) -> str | None:
+    """One line naming the entry and the field that break the schema (the
+    most specific error when there are several), None when it is valid."""
+    validator = jsonschema.Draft202012Validator(roadmap_schema())
+    errors = sorted(
+        validator.iter_errors(roadmap),
+        key=lambda e: (-len(e.path), [str(step) for step in e.path]),
+    )
+    if not errors:
+        return None
+    error = errors[0]
+    path = list(error.path)
+    entry = path[:-1] if path and isinstance(path[-1], str) else path
+    return f"{_where(roadmap, entry)}: {_reason(error)}"
+
+
 def load_roadmap(path: Path = ROADMAP_PATH) -> dict:
-    """The parsed roadmap, with a clear error for a malformed entry."""
+    """The parsed roadmap, checked against scripts/site/roadmap.schema.json;
+    a malformed entry fails with one line naming the entry and the field."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise PluginError(f"{path}: cannot read the roadmap: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("sections"), list):
-        raise PluginError(f"{path}: expected a top-level 'sections' list")
-    for entry in iter_entries(data):
-        for field in ("title", "path", "access"):
-            if field not in entry:
-                raise PluginError(f"{path}: entry {entry!r} lacks '{field}'")
-        if entry["access"] not in ACCESS_LEVELS:
-            raise PluginError(
-                f"{path}: entry {entry['path']!r} has access {entry['access']!r};"
-                f" use one of {ACCESS_LEVELS}"
-            )
+    problem = schema_problem(data)
+    if problem:
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        raise PluginError(f"{shown}: {problem}")
     return data
 
 

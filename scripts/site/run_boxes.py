@@ -217,9 +217,14 @@ def render_box(path: str, output: str, link: str, indent: str = "") -> str:
     return "\n".join(f"{indent}{line}" if line else "" for line in body)
 
 
-def expand_run_boxes(markdown: str, src: str, link_for, timings=None) -> str:
+def expand_run_boxes(
+    markdown: str, src: str, link_for, timings=None, output=None
+) -> str:
     """Replace each `<!-- run: ... -->` line outside code with its box;
-    link_for(path) gives the page-relative link to the published file."""
+    link_for(path) gives the page-relative link to the published file;
+    output(path, timings=...) what the file prints (default output_for; the
+    hooks pass their cached one)."""
+    output = output or output_for
     out = []
     for line, in_code in lines_with_fence_state(markdown):
         match = None if in_code else RUN_LINE_RE.match(line)
@@ -232,10 +237,10 @@ def expand_run_boxes(markdown: str, src: str, link_for, timings=None) -> str:
             continue
         path = match["path"]
         try:
-            output = output_for(path, timings=timings)
+            printed = output(path, timings=timings)
         except RunBoxError as exc:
             raise RunBoxError(f"docs/{src}: {exc}") from exc
-        out.append(render_box(path, output, link_for(path), match["indent"]))
+        out.append(render_box(path, printed, link_for(path), match["indent"]))
     return "\n".join(out)
 
 

@@ -6,15 +6,11 @@ instructions the block tree uses, and that no atomic instruction is among
 them. It says nothing about speed.
 """
 
-from snippets.lib.kernel_artifact import (
-    build,
-    missing_note,
-    opcodes,
-    opcodes_text,
-)
+from evidence.artifacts import THREADS_PER_WARP, missing_note, opcodes_text
+from evidence.artifacts import find_build as build
+from snippets.lib.kernel_artifact import opcodes
 
 OP = "reduction"
-THREADS_PER_WARP = 32
 ATOMIC_PREFIXES = ("ATOM", "RED")  # SASS atomics and reductions to memory
 
 

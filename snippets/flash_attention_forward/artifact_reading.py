@@ -9,11 +9,9 @@ artifact (instructions in the code and resources, never time).
 
 from __future__ import annotations
 
-import re
+from evidence.artifacts import HGMMA_SHAPE as HGMMA
+from evidence.artifacts import build, load, missing_note
 
-from snippets.lib.hopper_artifacts import build, load, missing_note
-
-HGMMA = re.compile(r"^HGMMA\.(\d+)x(\d+)x(\d+)\.")
 #: The kernel folds keys in two loops (mask-free, then masked): each loop's
 #: body is compiled once, so each product appears twice in the code.
 KEY_LOOPS = 2

@@ -4,15 +4,11 @@ Shown on docs/kernels/memory-bound/fusion-residual-add-relu.md. Evidence
 kind: compiled artifact (results/artifacts/residual_add_relu.sm_90a.json).
 """
 
-from snippets.lib.kernel_artifact import (
-    build,
-    missing_note,
-    opcodes,
-    opcodes_text,
-)
+from evidence.artifacts import THREADS_PER_WARP, missing_note, opcodes_text
+from evidence.artifacts import find_build as build
+from snippets.lib.kernel_artifact import opcodes
 
 OP = "residual_add_relu"
-THREADS_PER_WARP = 32
 
 
 def elements_per_thread(entry: dict) -> int:

@@ -11,7 +11,9 @@ results/artifacts/matmul.sm_90a.json; the model says nothing about time.
 
 from __future__ import annotations
 
+from evidence.artifacts import NOT_COMPILED
 from evidence.tables import markdown_table
+from kernels.devices import H200
 
 # --8<-- [start:wgmma-shapes]
 # PTX ISA, wgmma.mma_async (sm_90a), dense shapes: m is always 64, one
@@ -134,7 +136,7 @@ def persistent_text(
     N: int = 8192,
     block_m: int = 128,
     block_n: int = 256,
-    programs: int = 132,
+    programs: int = H200.sm_count,
 ) -> str:
     tiles = -(-M // block_m) * -(-N // block_n)
     counts = [len(s) for s in persistent_schedule(tiles, programs)]
@@ -183,8 +185,7 @@ def _is_tma(build: dict) -> bool:
 def model_rows(op: str = "matmul") -> list[dict]:
     """For each build with a warpgroup MMA: the model's wgmma count per K
     step, accumulator registers and shared memory, beside the artifact's."""
-    from snippets.lib.hopper_artifacts import load
-    from snippets.lib.matmul_artifacts import hgmma_shape
+    from evidence.artifacts import hgmma_shape, load
 
     data = load(op)
     rows = []
@@ -239,15 +240,15 @@ def model_table(op: str = "matmul") -> str:
     return markdown_table(header, rows, "llrrrl", escape=False)
 
 
-def model_rows_text(what: str, build: str = "v2-bf16-tma-persistent") -> str:
-    """One model number of one build, as text."""
+def facts(build: str = "v2-bf16-tma-persistent") -> dict[str, str]:
+    """The model's numbers for one build, as text, by name: 'accumulator'
+    (its accumulator registers beside the artifact's)."""
     rows = {r["build"]: r for r in model_rows()}
     if build not in rows:
-        return "(not compiled yet)"
+        return {"accumulator": NOT_COMPILED}
     r = rows[build]
-    if what == "accumulator":
-        return f"{r['accumulator']} of its {r['registers']} registers per thread"
-    raise ValueError(f"unknown what {what!r}")
+    accumulator = f"{r['accumulator']} of its {r['registers']} registers per thread"
+    return {"accumulator": accumulator}
 
 
 def builds_reading(op: str = "matmul") -> str:
@@ -322,15 +323,15 @@ def exercise_text(part: str = "answer") -> str:
 
 def programs_per_sm_text(build: str = "v2-bf16-tma-persistent") -> str:
     """Programs of one build that fit on an SM, from its artifact."""
-    from snippets.lib.hopper_artifacts import build as find
-    from snippets.lib.hopper_artifacts import load
+    from evidence.artifacts import build as find
+    from evidence.artifacts import load
     from snippets.lib.matmul_artifacts import (
         SM90_SHARED_BYTES_PER_SM,
         programs_per_sm,
     )
 
     if load("matmul") is None or build not in [r["build"] for r in model_rows()]:
-        return "(not compiled yet)"
+        return NOT_COMPILED
     b = find("matmul", build)
     fit = programs_per_sm(b["registers"], b["num_warps"], b["shared_bytes"])
     return (

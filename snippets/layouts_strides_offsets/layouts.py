@@ -143,8 +143,8 @@ MATRIX = Layout((4, 8), (8, 1))
 COORD = (2, 5)
 
 
-def layout_value(what: str) -> str:
-    """Figures for the page's sentences."""
+def facts() -> dict[str, str]:
+    """Figures for the page's sentences, by name."""
     view = transposed_view(MATRIX)
     values = {
         "matrix": f"`{MATRIX}`",
@@ -155,9 +155,7 @@ def layout_value(what: str) -> str:
         "col-major": f"`{Layout((4, 8), (1, 4))}`",
         "broadcast": f"`{Layout(MATRIX.shape, (0, 1))}`",
     }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    return values[what]
+    return values
 
 
 def offset_grid_table(layout: Layout = MATRIX) -> str:

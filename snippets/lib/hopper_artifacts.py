@@ -1,148 +1,28 @@
-"""Read any kernel's compiled builds from results/artifacts/<op>.sm_90a.json.
+"""Readings of any kernel's compiled builds, side by side.
 
-Shown on docs/kernels/matrix-multiplication/hopper-tensor-cores.md and used
-by the attention and scan lessons. Evidence kind: compiled artifact (the
-compiler's output for sm_90a, read without a GPU): instructions, registers,
-shared memory, spills; never time. Every function lists whatever builds the
-file holds, so a kernel version added later shows up without an edit here.
-A missing file gives a "not compiled yet" note; a file without the fields
-read here raises, naming the file and the field, so the site build fails.
+Taught on docs/kernels/matrix-multiplication/hopper-tensor-cores.md and used
+by the attention, softmax and scan lessons. The file is read by
+evidence/artifacts.py (load, staleness, the "not compiled yet" note, the
+SASS families); this module turns it into the tables and sentences those
+pages show. Evidence kind: compiled artifact (the compiler's output for
+sm_90a, read without a GPU): instructions, registers, shared memory,
+spills; never time. Every function lists whatever builds the file holds, so
+a kernel version added later shows up without an edit here.
 """
 
 from __future__ import annotations
 
-import json
-from hashlib import sha256
-from pathlib import Path
-
+from evidence.artifacts import (
+    NOT_COMPILED,
+    artifact_path,
+    build,
+    build_names,
+    family_counts,
+    load,
+    missing_note,
+    opcodes_text,
+)
 from evidence.tables import markdown_table
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "results" / "artifacts"
-
-# --8<-- [start:families]
-#: SASS opcode families by what they do. An opcode belongs to the first
-#: family whose prefix it starts with.
-FAMILIES = {
-    "warpgroup MMA": ("HGMMA",),  # PTX wgmma.mma_async, Hopper
-    "warp MMA": ("HMMA",),  # PTX mma.sync, one warp (Ampere style)
-    "async copy to shared": ("LDGSTS",),  # PTX cp.async, per thread
-    "bulk tensor copy (TMA)": ("UTMALDG", "UTMASTG", "UBLKCP"),  # cp.async.bulk
-    "global load": ("LDG.",),
-    "global store": ("STG.",),
-    "global atomic": ("ATOMG", "RED."),
-    "exp2 (MUFU)": ("MUFU.EX2",),
-    "block barrier": ("BAR.",),
-    "mbarrier (async transaction)": ("SYNCS",),
-    "warpgroup sync": ("WARPGROUP.",),
-    "async-proxy fence": ("FENCE.VIEW.ASYNC",),  # PTX fence.proxy.async
-}
-
-
-def family_counts(sass_opcodes: dict[str, int]) -> dict[str, dict[str, int]]:
-    """{family: {opcode: count}} for the families above that occur."""
-    found: dict[str, dict[str, int]] = {}
-    for opcode, count in sorted(sass_opcodes.items()):
-        for family, prefixes in FAMILIES.items():
-            if opcode.startswith(prefixes):
-                found.setdefault(family, {})[opcode] = count
-                break
-    return found
-    # --8<-- [end:families]
-
-
-class ArtifactError(ValueError):
-    """The artifact exists but lacks what these functions read."""
-
-
-_FIELDS = {
-    "build": str,
-    "num_warps": int,
-    "num_stages": int,
-    "registers": int,
-    "shared_bytes": int,
-    "spill_store_bytes": int,
-    "spill_load_bytes": int,
-    "sass_opcodes": dict,
-    "ptx_opcodes": dict,
-}
-
-
-def artifact_path(op: str, triton: str | None = None) -> Path:
-    """The committed artifact of `op`; `triton='3.6'` for the GPU machine's
-    compiler, under results/artifacts/triton-3.6/."""
-    folder = ARTIFACTS if triton is None else ARTIFACTS / f"triton-{triton}"
-    return folder / f"{op}.sm_90a.json"
-
-
-def load(op: str, path: Path | None = None) -> dict | None:
-    """The artifact as a dict (every build checked), None when absent."""
-    path = Path(path or artifact_path(op))
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ArtifactError(f"{path}: not valid JSON: {exc}") from exc
-    for field in ("source", "source_sha256", "triton_version", "builds"):
-        if field not in data:
-            raise ArtifactError(f"{path}: missing field {field!r}")
-    for index, build in enumerate(data["builds"]):
-        for field, kind in _FIELDS.items():
-            if not isinstance(build.get(field), kind):
-                raise ArtifactError(
-                    f"{path}: builds[{index}] lacks {field!r} (a {kind.__name__})"
-                )
-    return data
-
-
-def missing_note(op: str) -> str:
-    return (
-        f'!!! warning "Not compiled yet"\n    No artifact for `{op}`: run '
-        f"`python -m scripts.artifacts {op}` to compile it for sm_90a."
-    )
-
-
-def build(op: str, name: str, path: Path | None = None) -> dict:
-    """One named build; KeyError naming the builds that exist."""
-    data = load(op, path)
-    if data is None:
-        raise KeyError(f"no artifact for {op!r}")
-    for candidate in data["builds"]:
-        if candidate["build"] == name:
-            return candidate
-    names = [b["build"] for b in data["builds"]]
-    raise KeyError(f"{op} has no build {name!r}; builds: {names}")
-
-
-def build_names(op: str, path: Path | None = None) -> list[str]:
-    data = load(op, path)
-    return [] if data is None else [b["build"] for b in data["builds"]]
-
-
-def staleness_note(op: str, path: Path | None = None) -> str:
-    """A warning when kernels/<op>.py changed after its artifact was built;
-    empty when they agree or when there is no artifact."""
-    data = load(op, path)
-    if data is None:
-        return ""
-    source = ROOT / data["source"]
-    if not source.exists() or (
-        sha256(source.read_bytes()).hexdigest() == data["source_sha256"]
-    ):
-        return ""
-    return (
-        f'!!! warning "Stale artifact"\n    `{data["source"]}` changed after '
-        "this artifact was compiled; the facts below describe the older "
-        f"source. Rebuild with `python -m scripts.artifacts {op}`."
-    )
-
-
-def opcodes_text(counts: dict[str, int]) -> str:
-    if not counts:
-        return "none"
-    return ", ".join(f"`{op}` × {n}" for op, n in counts.items())
-
 
 COLUMNS = {
     "warps": ("warps", lambda b: str(b["num_warps"])),
@@ -230,7 +110,7 @@ def compiled_for(op: str) -> str:
     """'Triton X for sm_90a (ptxas Y)' from the artifact."""
     data = load(op)
     if data is None:
-        return "(not compiled yet)"
+        return NOT_COMPILED
     ptxas = str(data.get("ptxas_version", ""))
     release = ptxas.split("release ")[-1].split(",")[0] if "release" in ptxas else ""
     tail = f" (ptxas {release})" if release else ""
@@ -243,7 +123,7 @@ def fact(op: str, name: str, what: str, triton: str | None = None) -> str:
     'MUFU.EX2' (the summed count)."""
     path = artifact_path(op, triton)
     if load(op, path) is None:
-        return "(not compiled yet)"
+        return NOT_COMPILED
     b = build(op, name, path)
     if what in COLUMNS:
         return COLUMNS[what][1](b).removesuffix(" bytes").removesuffix(" KiB")

@@ -1,34 +1,34 @@
 """What the compiled matmul kernel for sm_90a uses, read from its artifact.
 
-Shown on docs/kernels/matrix-multiplication/tiled-matmul.md. The artifact,
+Taught on docs/kernels/matrix-multiplication/tiled-matmul.md (the Hopper
+tensor-core lesson reuses the HGMMA reading). The artifact,
 results/artifacts/matmul.sm_90a.json, is written by
 `python -m scripts.artifacts`, which compiles kernels/matmul.py for Hopper
-without a GPU. Evidence kind: compiled artifact. It shows which
-instructions and how many registers and bytes of shared memory the code
-uses; it says nothing about speed.
-
-A missing artifact gives a "not compiled yet" note; a malformed one raises,
-naming the file and the field, so the site build fails.
+without a GPU, and read by evidence/artifacts.py (load, staleness, the
+"not compiled yet" note, the HGMMA shape). Evidence kind: compiled
+artifact. It shows which instructions and how many registers and bytes of
+shared memory the code uses; it says nothing about speed.
 
 Run it as a script (`python -m snippets.lib.matmul_artifacts`) to
 print the facts.
 """
 
-import json
-
-# --8<-- [start:matrix-imports]
-import re
-
-# --8<-- [end:matrix-imports]
-from hashlib import sha256
 from pathlib import Path
 
+from evidence.artifacts import (
+    NOT_COMPILED,
+    THREADS_PER_WARP,
+    ArtifactError,
+    artifact_path,
+    hgmma_shape,
+    load,
+    missing_note,
+    opcodes_text,
+)
 from evidence.tables import markdown_table
 from snippets.lib.program_order import H200_SMS, wave_reading, wave_table
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACT = ROOT / "results" / "artifacts" / "matmul.sm_90a.json"
-KERNEL_SOURCE = ROOT / "kernels" / "matmul.py"
+ARTIFACT = artifact_path("matmul")
 
 # --8<-- [start:sm90-limits]
 # CUDA C++ Programming Guide, "Technical Specifications per Compute
@@ -37,7 +37,6 @@ KERNEL_SOURCE = ROOT / "kernels" / "matmul.py"
 SM90_REGISTERS_PER_SM = 64 * 1024
 SM90_SHARED_BYTES_PER_SM = 228 * 1024
 SM90_SHARED_BYTES_PER_BLOCK = 227 * 1024
-THREADS_PER_WARP = 32
 WARPS_PER_WARPGROUP = 4  # wgmma runs on four warps together
 
 
@@ -52,68 +51,33 @@ def programs_per_sm(registers: int, num_warps: int, shared_bytes: int) -> int:
     # --8<-- [end:sm90-limits]
 
 
-def sm90_text(name: str) -> str:
-    """A compute capability 9.0 fact, formatted: 'register-file' (bytes of
-    registers per SM), 'registers', 'shared-per-sm' or 'warpgroup'."""
-    values = {
+def facts() -> dict[str, str]:
+    """The compute capability 9.0 limits the page states, formatted:
+    'register-file' (bytes of registers per SM), 'registers',
+    'shared-per-sm' and 'warpgroup'."""
+    return {
         "register-file": f"{SM90_REGISTERS_PER_SM * 4 // 1024} KiB",
         "registers": f"{SM90_REGISTERS_PER_SM // 1024}K 32-bit registers",
         "shared-per-sm": f"{SM90_SHARED_BYTES_PER_SM // 1024} KB",
         "warpgroup": f"{WARPS_PER_WARPGROUP} warps",
     }
-    if name not in values:
-        raise ValueError(f"unknown limit {name!r}; known: {sorted(values)}")
-    return values[name]
 
 
-class ArtifactError(ValueError):
-    """The artifact file exists but does not hold what this page reads."""
-
-
-_BUILD_FIELDS = {
-    "build": str,
-    "signature": dict,
-    "constexprs": dict,
-    "num_warps": int,
-    "num_stages": int,
-    "registers": int,
-    "shared_bytes": int,
-    "spill_store_bytes": int,
-    "spill_load_bytes": int,
-    "local_bytes": int,
-    "sass_opcodes": dict,
-    "ptx_opcodes": dict,
-    "sass_excerpt": list,
-}
 _TILE_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
 
 
 def load_artifact(path: Path = ARTIFACT) -> dict | None:
-    """The artifact as a dict, None when the file does not exist."""
-    path = Path(path)
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ArtifactError(f"{path}: not valid JSON: {exc}") from exc
-    for field in ("source_sha256", "target", "triton_version", "builds"):
-        if field not in data:
-            raise ArtifactError(f"{path}: missing field {field!r}")
-    return data
+    """The matmul artifact (every build checked), None when absent."""
+    return load("matmul", path)
 
 
 def half_precision_build(artifact: dict, path: Path = ARTIFACT) -> dict:
     """The bf16 build the page explains (aligned pointers preferred)."""
-    candidates = []
-    for index, build in enumerate(artifact["builds"]):
-        for field, kind in _BUILD_FIELDS.items():
-            if not isinstance(build.get(field), kind):
-                raise ArtifactError(
-                    f"{path}: builds[{index}] lacks {field!r} (a {kind.__name__})"
-                )
-        if build["signature"].get("a_ptr") == "*bf16":
-            candidates.append(build)
+    candidates = [
+        build
+        for build in artifact["builds"]
+        if build["signature"].get("a_ptr") == "*bf16"
+    ]
     if not candidates:
         raise ArtifactError(f"{path}: no build with a_ptr of type *bf16")
     candidates.sort(key=lambda b: "a_ptr" not in b.get("aligned", []))
@@ -127,9 +91,6 @@ def half_precision_build(artifact: dict, path: Path = ARTIFACT) -> dict:
 
 
 # --8<-- [start:matrix-instructions]
-HGMMA_SHAPE = re.compile(r"^HGMMA\.(\d+)x(\d+)x(\d+)\.")
-
-
 def matrix_instructions(build: dict) -> dict[str, int]:
     """SASS opcodes of Hopper's warpgroup matrix multiply (HGMMA, from
     PTX wgmma.mma_async) and the older per-warp one (HMMA), with counts."""
@@ -138,13 +99,6 @@ def matrix_instructions(build: dict) -> dict[str, int]:
         for opcode, count in build["sass_opcodes"].items()
         if opcode.startswith(("HGMMA", "HMMA"))
     }
-
-
-def hgmma_shape(opcode: str) -> tuple[int, int, int] | None:
-    """(m, n, k) of one HGMMA opcode: 'HGMMA.64x256x16.F32.BF16' -> 64,
-    256, 16. One instruction multiplies an m x k tile by a k x n tile."""
-    match = HGMMA_SHAPE.match(opcode)
-    return tuple(int(g) for g in match.groups()) if match else None
     # --8<-- [end:matrix-instructions]
 
 
@@ -152,36 +106,11 @@ def _tile(build: dict) -> tuple[int, int, int, int]:
     return tuple(build["constexprs"][key] for key in _TILE_KEYS)
 
 
-def _missing_note(path: Path) -> str:
-    rel = Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path
-    return (
-        f'!!! warning "Not compiled yet"\n    No artifact at `{rel}`: run '
-        "`python -m scripts.artifacts matmul` to compile the kernel for sm_90a."
-    )
-
-
-def staleness_note(path: Path = ARTIFACT, source: Path = KERNEL_SOURCE) -> str:
-    """A warning when kernels/matmul.py changed after the artifact was
-    built; empty when they agree or when there is no artifact (the facts
-    table says so)."""
-    artifact = load_artifact(path)
-    if artifact is None:
-        return ""
-    current = sha256(Path(source).read_bytes()).hexdigest()
-    if current == artifact["source_sha256"]:
-        return ""
-    return (
-        '!!! warning "Stale artifact"\n    `kernels/matmul.py` changed after '
-        "this artifact was compiled; the facts below describe the older "
-        "source. Rebuild with `python -m scripts.artifacts matmul`."
-    )
-
-
 def tile_text(path: Path = ARTIFACT) -> str:
     """The compiled bf16 build's tile, program order and launch shape."""
     artifact = load_artifact(path)
     if artifact is None:
-        return "(not compiled yet)"
+        return NOT_COMPILED
     build = half_precision_build(artifact, path)
     bm, bn, bk, group = _tile(build)
     return (
@@ -194,7 +123,7 @@ def facts_table(path: Path = ARTIFACT) -> str:
     """Markdown: each fact the page reads from the bf16 build."""
     artifact = load_artifact(path)
     if artifact is None:
-        return _missing_note(path)
+        return missing_note("matmul")
     build = half_precision_build(artifact, path)
     bm, bn, bk, _ = _tile(build)
     threads = build["num_warps"] * THREADS_PER_WARP
@@ -207,7 +136,7 @@ def facts_table(path: Path = ARTIFACT) -> str:
         build["registers"], build["num_warps"], build["shared_bytes"]
     )
 
-    listing = _opcodes_text
+    listing = opcodes_text
     rows = [
         ("compiled for", f"`{artifact['target']}`, Triton "
          f"{artifact['triton_version']}, build `{build['build']}`"),
@@ -302,17 +231,11 @@ def _global_loads(build: dict) -> dict[str, int]:
     }
 
 
-def _opcodes_text(counts: dict[str, int]) -> str:
-    if not counts:
-        return "none"
-    return ", ".join(f"`{op}` × {n}" for op, n in counts.items())
-
-
 def builds_table(path: Path = ARTIFACT) -> str:
     """Markdown: every build in the artifact side by side."""
     artifact = load_artifact(path)
     if artifact is None:
-        return _missing_note(path)
+        return missing_note("matmul")
     half_precision_build(artifact, path)  # validates every build's fields
     header = [
         "build",
@@ -328,8 +251,8 @@ def builds_table(path: Path = ARTIFACT) -> str:
         rows.append(
             (
                 f"`{build['build']}`",
-                _opcodes_text(_global_loads(build)),
-                _opcodes_text(matrix_instructions(build)),
+                opcodes_text(_global_loads(build)),
+                opcodes_text(matrix_instructions(build)),
                 build["registers"],
                 f"{build['shared_bytes'] / 1024:g} KiB",
                 f"{spills:,} bytes",
@@ -366,8 +289,8 @@ def alignment_reading(path: Path = ARTIFACT) -> str:
     return (
         f"The same source, compiled without the hint that the pointers are "
         f"16-byte aligned (`{bad['build']}`), loads with "
-        f"{_opcodes_text(bad_loads)} where the aligned build uses "
-        f"{_opcodes_text(good_loads)} (instructions in the code, not "
+        f"{opcodes_text(bad_loads)} where the aligned build uses "
+        f"{opcodes_text(good_loads)} (instructions in the code, not "
         f"executions); it takes {bad['registers']} registers instead of "
         f"{good['registers']}{spill_text}. The useful values are the same; "
         "only the instructions that fetch them differ. That is the same kind "
@@ -380,7 +303,7 @@ def sass_excerpt(path: Path = ARTIFACT, before: int = 2, after: int = 4) -> str:
     """A fenced block: the SASS around the first matrix instruction."""
     artifact = load_artifact(path)
     if artifact is None:
-        return _missing_note(path)
+        return missing_note("matmul")
     lines = half_precision_build(artifact, path)["sass_excerpt"]
     first = next(
         (i for i, line in enumerate(lines) if "HGMMA" in line or "HMMA" in line),
@@ -414,7 +337,6 @@ def kernel_wave(part: str = "table", path: Path = ARTIFACT) -> str:
 
 
 if __name__ == "__main__":
-    print(staleness_note() or "artifact matches kernels/matmul.py")
     print(tile_text())
     print(facts_table())
     print(facts_reading())

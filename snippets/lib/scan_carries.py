@@ -194,8 +194,23 @@ def writers_table(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> s
     return markdown_table(header, rows, "rll")
 
 
-def value(what: str, counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> str:
-    """One array or figure from the example, as inline code."""
+#: The exercise's block size: the same counts split into blocks of two.
+EXERCISE_BLOCK_SIZE = 2
+
+
+def facts() -> dict[str, str]:
+    """Every array or figure the pages state, as inline code, by name: the
+    example's (`carries`) and the exercise's, with blocks of
+    EXERCISE_BLOCK_SIZE items (`exercise.carries`)."""
+    exercise = example_values(COUNTS, EXERCISE_BLOCK_SIZE)
+    return {
+        **example_values(COUNTS, BLOCK_SIZE),
+        **{f"exercise.{name}": text for name, text in exercise.items()},
+    }
+
+
+def example_values(counts: list[int], block_size: int) -> dict[str, str]:
+    """The example's arrays and figures for these counts and block size."""
     blocks = split_blocks(counts, block_size)
     broken = write_ranges(counts, offsets_missing_carry(blocks))
     fixed = write_ranges(counts, global_offsets(blocks))
@@ -214,9 +229,7 @@ def value(what: str, counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -
         "overlaps_with_carry": overlapping_items(fixed),
         "global_scan": exclusive_scan(counts),
     }
-    if what not in values:
-        raise KeyError(f"what must be one of {sorted(values)}, got {what!r}")
-    return _code(values[what])
+    return {name: _code(item) for name, item in values.items()}
 
 
 def check_message(counts: list[int] = COUNTS, block_size: int = BLOCK_SIZE) -> str:

@@ -8,11 +8,12 @@ standard library only.
 
 from __future__ import annotations
 
-from snippets.lib.waves import H100_SM_COUNT, Waves
+from kernels.devices import H200
+from snippets.lib.waves import Waves
 
 
 # --8<-- [start:waves-figure]
-def waves_figure(grid_size: int, sm_count: int = H100_SM_COUNT, blocks_per_sm: int = 1):
+def waves_figure(grid_size: int, sm_count: int = H200.sm_count, blocks_per_sm: int = 1):
     """A diagram: one row per wave, one cell per slot; busy cells in the
     accent colour, the idle slots of the last wave in grey."""
     from snippets.lib.diagrams import ACCENT, FILL_ALPHA, INK, MUTED, figure, style_axes

@@ -106,9 +106,6 @@ def unowned_items(n_items: int, items_per_block: int, grid_size: int) -> range:
 
 # Build-time helpers for the page: each returns Markdown.
 
-# The H100 SXM and the H200 enable the same SMs; kernels/devices.py gives the
-# count and its source.
-H100_SM_COUNT = H200.sm_count
 GEMM_EXAMPLE = (2304, 2304)
 GEMM_CONFIGS = ((128, 256, 1), (128, 128, 1), (64, 128, 1), (128, 128, 2))
 
@@ -160,15 +157,15 @@ def wave_table(sm_count: int, blocks_per_sm: int, grids: list[int]) -> str:
 def h200_wave_table(blocks_per_sm: int) -> str:
     """wave_table on the H200's SM count, at grids around one and two full
     waves: just under, exactly full, one block over, and two full waves."""
-    slots = H100_SM_COUNT * blocks_per_sm
+    slots = H200.sm_count * blocks_per_sm
     grids = [slots - 64, slots, slots + 1, slots + 36, 2 * slots]
-    return wave_table(H100_SM_COUNT, blocks_per_sm, grids)
+    return wave_table(H200.sm_count, blocks_per_sm, grids)
 
 
 def gemm_wave_table(
     M: int = GEMM_EXAMPLE[0],
     N: int = GEMM_EXAMPLE[1],
-    sm_count: int = H100_SM_COUNT,
+    sm_count: int = H200.sm_count,
     configs: tuple[tuple[int, int, int], ...] = GEMM_CONFIGS,
 ) -> str:
     """Tile shape and split-K against waves, one block resident per SM."""
@@ -200,16 +197,17 @@ def gemm_wave_table(
     return markdown_table(header, rows, "lrrrrlr", escape=False)
 
 
-def gemm_example_value(what: str, config: int = 0) -> str:
-    """One figure from the GEMM example, for a sentence on the page."""
+def facts(config: int = 0) -> dict[str, str]:
+    """The GEMM example's figures for the pages' sentences, by name
+    (`<!-- fact: snippets/lib/waves.py:blocks -->`), for its first config."""
     M, N = GEMM_EXAMPLE
     tile_m, tile_n, split_k = GEMM_CONFIGS[config]
     blocks = gemm_work_units(M, N, tile_m, tile_n, split_k)
-    waves = Waves(H100_SM_COUNT, 1, blocks)
+    waves = Waves(H200.sm_count, 1, blocks)
     values = {
         "M": M,
         "N": N,
-        "sm_count": H100_SM_COUNT,
+        "sm_count": H200.sm_count,
         "tile": f"{tile_m} x {tile_n}",
         "split_k": split_k,
         "blocks": blocks,
@@ -218,9 +216,7 @@ def gemm_example_value(what: str, config: int = 0) -> str:
         "idle_in_last_wave": waves.slots - waves.sizes[-1],
         "utilisation": _percent(waves.utilisation),
     }
-    if what not in values:
-        raise KeyError(f"what must be one of {sorted(values)}, got {what!r}")
-    return str(values[what])
+    return {name: str(value) for name, value in values.items()}
 
 
 def gemm_tile_text(tile_m: int, tile_n: int, split_k: int = 1) -> str:
@@ -228,7 +224,7 @@ def gemm_tile_text(tile_m: int, tile_n: int, split_k: int = 1) -> str:
     an exercise answer quotes."""
     M, N = GEMM_EXAMPLE
     blocks = gemm_work_units(M, N, tile_m, tile_n, split_k)
-    waves = Waves(H100_SM_COUNT, 1, blocks)
+    waves = Waves(H200.sm_count, 1, blocks)
     return (
         f"{tile_m} x {tile_n}, split-K {split_k}: {blocks} blocks in "
         f"{waves.count} waves of `{waves.sizes}`, "
@@ -258,5 +254,5 @@ def grid_ownership_table(n_items: int, items_per_block: int) -> str:
 
 if __name__ == "__main__":
     print(grid_ownership_table(1000, 128))
-    print(wave_text(H100_SM_COUNT, 2, 300))
+    print(wave_text(H200.sm_count, 2, 300))
     print(gemm_wave_table())

@@ -67,6 +67,11 @@ def ideal_bytes() -> int:
     # --8<-- [end:options]
 
 
+# The option's name states the H200's SM count; a test checks it against
+# kernels/devices.py.
+STREAM_K = OPTIONS[-1][0]
+
+
 def _us(flop: float, rate: float) -> float:
     return 1e6 * flop / rate
 
@@ -96,7 +101,8 @@ def decision_table() -> str:
     return markdown_table(header, rows, "lrrrrrrr")
 
 
-def worked_value(what: str) -> str:
+def facts() -> dict[str, str]:
+    """The worked example's figures for the page, by name."""
     M, N, K = WORKED["M"], WORKED["N"], WORKED["K"]
     keep = evaluate()[0]
     waves = Waves(SMS, 1, keep["units"])
@@ -110,9 +116,7 @@ def worked_value(what: str) -> str:
         "ideal": f"{ideal_bytes() / 1e6:.0f} MB",
         "util": f"{100 * waves.utilisation:.0f}%",
     }
-    if what not in values:
-        raise ValueError(f"what must be one of {sorted(values)}, got {what!r}")
-    return values[what]
+    return values
 
 
 # --8<-- [start:answer]
@@ -128,7 +132,7 @@ def choose() -> dict:
 def answer_text() -> str:
     rows = {r["name"]: r for r in evaluate()}
     keep, small = rows["keep 128 × 256"], rows["smaller tile 128 × 128"]
-    split, sk = rows["split-K by 2"], rows["Stream-K on 132 SMs"]
+    split, sk = rows["split-K by 2"], rows[STREAM_K]
     best = choose()
     return (
         f"Choose **{best['name']}**. Keeping the tile costs {keep['rounds']} "
@@ -166,7 +170,7 @@ def predicted_ratio() -> float:
     """Stream-K's time over the kept tile's, if the kernel is compute-bound
     and the tail is the only waste (the number a measurement should show)."""
     rows = {r["name"]: r for r in evaluate()}
-    return round(rows["Stream-K on 132 SMs"]["relative"], 2)
+    return round(rows[STREAM_K]["relative"], 2)
 
 
 if __name__ == "__main__":

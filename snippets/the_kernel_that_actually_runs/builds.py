@@ -96,19 +96,21 @@ def _ops(ops: dict[str, int]) -> str:
     return ", ".join(f"`{op}` × {n}" for op, n in ops.items())
 
 
-def report_text(which: str) -> str:
+def report_text(row: dict) -> str:
     """One row of the report, as a phrase."""
-    if which not in ("before", "after"):
-        raise ValueError(f"which must be 'before' or 'after', got {which!r}")
-    r = REPORT[which]
     return (
-        f"`{r['build']}`: first call {r['first_call_ms']:g} ms, warmed "
-        f"median {r['warm_median_us']:g} µs"
+        f"`{row['build']}`: first call {row['first_call_ms']:g} ms, warmed "
+        f"median {row['warm_median_us']:g} µs"
     )
 
 
-def spread_text() -> str:
-    return f"{100 * REPORT['spread']:.0f}%"
+def facts() -> dict[str, str]:
+    """The report's rows and spread as the page states them, by name."""
+    return {
+        "report.before": report_text(REPORT["before"]),
+        "report.after": report_text(REPORT["after"]),
+        "spread": f"{100 * REPORT['spread']:.0f}%",
+    }
 
 
 def answer_text() -> str:
@@ -134,7 +136,7 @@ def answer_text() -> str:
         f"differ by {a['warm_ratio']:.2f}×, and {verdict}. The honest claim "
         f"is: fewer, wider load instructions; first call {a['first_call_ratio']:.0f}× "
         f"shorter, which says the second run compiled less; kernel time unchanged "
-        f"within {spread_text()}."
+        f"within {facts()['spread']}."
     )
 
 

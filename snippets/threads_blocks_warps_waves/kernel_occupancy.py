@@ -139,10 +139,10 @@ def balance_text() -> str:
 
 def example_waves() -> str:
     """Exercise answer: the project's GEMM example grid on the H200."""
-    from snippets.lib.waves import gemm_example_value
+    from snippets.lib.waves import facts
     from snippets.threads_blocks_warps_waves.occupancy import waves
 
-    return waves(int(gemm_example_value("blocks")))
+    return waves(int(facts()["blocks"]))
 
 
 if __name__ == "__main__":

@@ -250,15 +250,13 @@ def worked_shape_text() -> str:
     )
 
 
-def worked_value(name: str) -> str:
-    """One number of the worked example, formatted for prose.
-
-    name is one of: flops, ideal, blocks, a_repeats, b_repeats,
-    operand_requests, stores, requested, ratio, operand_ratio,
-    ideal_intensity, request_intensity, ridge, ideal_time_memory,
-    ideal_time_compute, request_time_memory, request_bandwidth_at_peak,
-    request_ceiling,
-    shared_per_stage, accumulator, k_steps.
+def worked_values() -> dict[str, str]:
+    """The worked example's numbers, formatted for prose, by name:
+    flops, ideal, blocks, a_repeats, b_repeats, operand_requests, stores,
+    requested, ratio, operand_ratio, ideal_intensity, request_intensity,
+    ridge, ideal_time_memory, ideal_time_compute, request_time_memory,
+    request_bandwidth_at_peak, request_ceiling, shared_per_stage,
+    accumulator, k_steps.
     """
     w, s = WORKED, WORKED_ITEMSIZE
     M, N, K, BM, BN, BK = (w[k] for k in ("M", "N", "K", "BM", "BN", "BK"))
@@ -268,36 +266,29 @@ def worked_value(name: str) -> str:
     operand = operand_request_bytes(M, N, K, BM, BN, s)
     peak, bw = H200_BF16_DENSE_FLOP_PER_S, H200_HBM_BYTES_PER_S
     values = {
-        "flops": lambda: f"{fmt_int(flops)} FLOPs ({fmt_si(flops, 'FLOP')})",
-        "ideal": lambda: _bytes_text(ideal),
-        "blocks": lambda: fmt_int(block_count(M, N, BM, BN)),
-        "a_repeats": lambda: fmt_int(math.ceil(N / BN)),
-        "b_repeats": lambda: fmt_int(math.ceil(M / BM)),
-        "k_steps": lambda: fmt_int(math.ceil(K / BK)),
-        "operand_requests": lambda: _bytes_text(operand),
-        "stores": lambda: _bytes_text(s * M * N),
-        "requested": lambda: _bytes_text(requested),
-        "ratio": lambda: f"{requested / ideal:.1f}",
-        "operand_ratio": lambda: f"{operand / ideal:.1f}",
-        "ideal_intensity": lambda: f"{arithmetic_intensity(flops, ideal):.0f}",
-        "request_intensity": lambda: f"{arithmetic_intensity(flops, requested):.0f}",
-        "ridge": lambda: f"{H200_BF16_RIDGE:.0f}",
-        "ideal_time_memory": lambda: fmt_seconds(ideal / bw),
-        "ideal_time_compute": lambda: fmt_seconds(flops / peak),
-        "request_time_memory": lambda: fmt_seconds(requested / bw),
-        "request_bandwidth_at_peak": lambda: fmt_si(requested / (flops / peak), "B/s"),
-        "request_ceiling": lambda: fmt_si(
-            flops / roofline_seconds(flops, requested), "FLOP/s"
-        ),
-        "shared_per_stage": lambda: (
-            f"{shared_bytes_per_stage(BM, BN, BK, s) // 1024} KiB"
-        ),
-        "accumulator": lambda: f"{accumulator_bytes(BM, BN) // 1024} KiB",
+        "flops": f"{fmt_int(flops)} FLOPs ({fmt_si(flops, 'FLOP')})",
+        "ideal": _bytes_text(ideal),
+        "blocks": fmt_int(block_count(M, N, BM, BN)),
+        "a_repeats": fmt_int(math.ceil(N / BN)),
+        "b_repeats": fmt_int(math.ceil(M / BM)),
+        "k_steps": fmt_int(math.ceil(K / BK)),
+        "operand_requests": _bytes_text(operand),
+        "stores": _bytes_text(s * M * N),
+        "requested": _bytes_text(requested),
+        "ratio": f"{requested / ideal:.1f}",
+        "operand_ratio": f"{operand / ideal:.1f}",
+        "ideal_intensity": f"{arithmetic_intensity(flops, ideal):.0f}",
+        "request_intensity": f"{arithmetic_intensity(flops, requested):.0f}",
+        "ridge": f"{H200_BF16_RIDGE:.0f}",
+        "ideal_time_memory": fmt_seconds(ideal / bw),
+        "ideal_time_compute": fmt_seconds(flops / peak),
+        "request_time_memory": fmt_seconds(requested / bw),
+        "request_bandwidth_at_peak": fmt_si(requested / (flops / peak), "B/s"),
+        "request_ceiling": fmt_si(flops / roofline_seconds(flops, requested), "FLOP/s"),
+        "shared_per_stage": (f"{shared_bytes_per_stage(BM, BN, BK, s) // 1024} KiB"),
+        "accumulator": f"{accumulator_bytes(BM, BN) // 1024} KiB",
     }
-    if name not in values:
-        known = ", ".join(sorted(values))
-        raise ValueError(f"unknown worked value {name!r}; known: {known}")
-    return values[name]()
+    return values
 
 
 def worked_limit(which: str) -> str:
@@ -315,10 +306,10 @@ def worked_limit(which: str) -> str:
     return limit_name(arithmetic_intensity(flops, nbytes))
 
 
-def h200_text(name: str) -> str:
+def h200_values() -> dict[str, str]:
     """The datasheet constants, formatted: 'bandwidth', 'sparse', 'dense',
-    'ridge', or 'datasheet' (the two figures as the datasheet words them)."""
-    values = {
+    'ridge', and 'datasheet' (the two figures as the datasheet words them)."""
+    return {
         "bandwidth": fmt_si(H200_HBM_BYTES_PER_S, "B/s"),
         "sparse": f"{H200_BF16_SPARSE_FLOP_PER_S / 1e12:,.0f} TFLOP/s",
         "dense": f"{H200_BF16_DENSE_FLOP_PER_S / 1e12:,.1f} TFLOP/s",
@@ -329,10 +320,15 @@ def h200_text(name: str) -> str:
             f"{H200_BF16_SPARSE_FLOP_PER_S / 1e12:,.0f} TFLOPS"
         ),
     }
-    if name not in values:
-        known = ", ".join(sorted(values))
-        raise ValueError(f"unknown H200 value {name!r}; known: {known}")
-    return values[name]
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, by name: `worked.<name>` for the worked
+    example, `h200.<name>` for the datasheet constants."""
+    return {
+        **{f"worked.{k}": v for k, v in worked_values().items()},
+        **{f"h200.{k}": v for k, v in h200_values().items()},
+    }
 
 
 def crossing_text(kind: str, itemsize: int = 2) -> str:
@@ -472,6 +468,6 @@ if __name__ == "__main__":
         "request_intensity",
         "ridge",
     ):
-        print(f"{key:>18}: {worked_value(key)}")
+        print(f"{key:>18}: {worked_values()[key]}")
     print(f"{'on ideal bytes':>18}: {worked_limit('ideal')}")
     print(f"{'on requests':>18}: {worked_limit('requested')}")

@@ -7,14 +7,8 @@ the instructions and the shared memory of each build, never the time.
 
 from pathlib import Path
 
-from snippets.lib.kernel_artifact import (
-    ROOT,
-    build,
-    load,
-    missing_note,
-    opcodes,
-    opcodes_text,
-)
+from evidence.artifacts import find_build, load, missing_note, opcodes_text
+from snippets.lib.kernel_artifact import opcodes
 
 OP = "transpose"
 SHARED = ("STS", "LDS", "BAR", "LDSM", "STSM")
@@ -28,7 +22,7 @@ def tile_bytes(entry: dict) -> int:
 
 def compiled_text(tiled: str = "tiled-fp32", naive: str = "naive-fp32") -> str:
     """Sentences comparing the two builds, generated from the numbers."""
-    t, n = build(OP, tiled), build(OP, naive)
+    t, n = find_build(OP, tiled), find_build(OP, naive)
     if t is None or n is None:
         return missing_note(OP)
     extra = t["shared_bytes"] - tile_bytes(t)
@@ -54,9 +48,10 @@ def compiled_text(tiled: str = "tiled-fp32", naive: str = "naive-fp32") -> str:
     )
 
 
-def ldsm_text(root: Path = ROOT) -> str:
-    """Whether any build uses ldmatrix (LDSM), from the artifact."""
-    data = load(OP, root)
+def ldsm_text(path: Path | None = None) -> str:
+    """Whether any build uses ldmatrix (LDSM), from the artifact (or the
+    file at `path`)."""
+    data = load(OP, path)
     if data is None:
         return missing_note(OP)
     users = {b["build"]: opcodes(b, "LDSM") for b in data["builds"]}
@@ -88,7 +83,7 @@ def claimed_opcodes() -> dict[str, list[str]]:
     out = {}
     for name, prefixes in (("naive-fp32", ("LDG", "STG")),
                            ("tiled-fp32", ("LDG", "STG") + SHARED)):  # fmt: skip
-        entry = build(OP, name)
+        entry = find_build(OP, name)
         out[name] = sorted(opcodes(entry, *prefixes)) if entry else []
     return out
 

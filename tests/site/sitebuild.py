@@ -36,7 +36,10 @@ def run_build(
             str(site_dir),
         ],
         cwd=ROOT,
-        env=dict(os.environ, **QUIET),
+        # The import report must see every page module imported: no cache.
+        env=dict(
+            os.environ, **QUIET, **({"SITE_BUILD_CACHE": "off"} if importtime else {})
+        ),
         capture_output=True,
         text=True,
         timeout=120,

@@ -18,7 +18,7 @@ from tests.site.sitebuild import ROOT
 
 SECTION_RE = re.compile(r"#\s*-{1,}8<-{1,}\s*\[start:(?P<name>[a-z][-_0-9a-z]*)\]")
 INCLUDE_RE = re.compile(r'-{1,}8<-{1,}\s+"(?P<target>[^"]+)"')
-SOURCE_DIRS = ("snippets", "kernels")
+SOURCE_DIRS = ("snippets", "kernels", "evidence")
 
 
 def snippet_files() -> list[str]:

@@ -3,12 +3,14 @@
 import json
 import shutil
 
+from evidence.artifacts import stem_counts
 from scripts.site import artifact_pages
 
 
 def test_family_counts_sum_opcodes_by_family():
-    counts = artifact_pages.family_counts(
-        {"HGMMA.64x256x16.F32.BF16": 4, "HGMMA.64x128x16.F32.BF16": 2, "IADD3": 9}
+    counts = stem_counts(
+        {"HGMMA.64x256x16.F32.BF16": 4, "HGMMA.64x128x16.F32.BF16": 2, "IADD3": 9},
+        artifact_pages.FAMILIES,
     )
     assert counts == {"HGMMA": 6}
 

@@ -150,8 +150,18 @@ def test_start_next_and_link_placeholders(site):
         ("sections: 3\n", "top-level 'sections' list"),
         ("sections:\n  - {title: A, items: [{title: B, path: b.md}]}\n", "lacks"),
         ("sections:\n  - {title: A, path: a.md, access: paid}\n", "has access"),
+        (
+            "sections:\n  - {title: A, path: a.md, kind: lesson, access: free,"
+            " sumary: typo}\n",
+            r"sections\[0\] \('A'\): has an unknown field .*'sumary'",
+        ),
+        (
+            "sections:\n  - title: A\n    items:\n      - {title: B, path: b.md,"
+            " kind: lecture, access: free, summary: S}\n",
+            r"sections\[0\]\.items\[0\] \('B'\): has kind 'lecture'; use one of",
+        ),
     ],
-    ids=["no-sections", "no-access", "bad-access"],
+    ids=["no-sections", "no-access", "bad-access", "unknown-field", "bad-kind"],
 )
 def test_a_malformed_roadmap_is_refused(tmp_path, text, message):
     path = tmp_path / "roadmap.yml"

@@ -65,11 +65,12 @@ def test_model_matches_every_pipelined_build():
 def test_readings():
     text = wgmma.builds_reading()
     assert "UTMALDG" in text or "being added" in text
-    assert wgmma.model_rows_text("accumulator").startswith("128 of its ")
+    assert wgmma.facts()["accumulator"].startswith("128 of its ")
     assert "1 program fits" in wgmma.programs_per_sm_text()
     assert wgmma.programs_per_sm_text("nope") == "(not compiled yet)"
-    with pytest.raises(ValueError):
-        wgmma.model_rows_text("nope")
+    with pytest.raises(KeyError):
+        wgmma.facts()["nope"]
+    assert wgmma.facts("nope") == {"accumulator": "(not compiled yet)"}
 
 
 def test_exercise_by_hand():

@@ -53,12 +53,12 @@ def test_thread_layout_predicts_the_sass_load_count():
 
 
 def test_page_values_and_figure():
-    assert L.layout_value("trace").startswith("`(4,8):(8,1) at (2, 5)")
-    assert L.layout_value("broadcast") == "`(4,8):(0,1)`"
+    assert L.facts()["trace"].startswith("`(4,8):(8,1) at (2, 5)")
+    assert L.facts()["broadcast"] == "`(4,8):(0,1)`"
     assert L.composition_example().endswith("`(8:1, 4:8)`")
     assert L.offset_grid_table().count("\n") == 5
-    with pytest.raises(ValueError, match="what"):
-        L.layout_value("x")
+    with pytest.raises(KeyError, match="x"):
+        L.facts()["x"]
     fig = L.offset_map_figure()
     ax = fig.axes[0]
     assert len(ax.patches) == 32 + 32  # grid cells plus storage cells

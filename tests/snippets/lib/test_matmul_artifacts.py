@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from evidence.artifacts import hgmma_shape, staleness_note
 from snippets.lib import matmul_artifacts as f
 
 FIXTURE = Path(__file__).parent / "fixtures" / "matmul.sm_90a.json"
@@ -74,19 +75,21 @@ def test_spills_are_reported(tmp_path, artifact):
 def test_missing_artifact_gives_a_note_not_an_error(tmp_path):
     missing = tmp_path / "none.json"
     assert "Not compiled yet" in f.facts_table(missing)
-    assert f.staleness_note(missing) == ""
+    assert staleness_note("matmul", missing) == ""
     assert "no compiled artifact" in f.facts_reading(missing)
     assert "not compiled yet" in f.tile_text(missing)
     assert "needs the compiled artifact" in f.kernel_wave("table", missing)
 
 
 def test_stale_artifact_is_flagged(tmp_path, artifact):
-    source = tmp_path / "matmul.py"
+    source = tmp_path / artifact["source"]
+    source.parent.mkdir(parents=True)
     source.write_text("# a kernel that changed\n")
     path = write(tmp_path, artifact)
-    assert "Stale artifact" in f.staleness_note(path, source)
+    assert "Stale artifact" in staleness_note("matmul", path, root=tmp_path)
     artifact["source_sha256"] = sha256(source.read_bytes()).hexdigest()
-    assert f.staleness_note(write(tmp_path, artifact), source) == ""
+    path = write(tmp_path, artifact)
+    assert staleness_note("matmul", path, root=tmp_path) == ""
 
 
 @pytest.mark.parametrize(
@@ -130,8 +133,8 @@ def test_aligned_build_is_preferred(tmp_path, artifact):
 
 
 def test_hgmma_shape_parses_the_opcode():
-    assert f.hgmma_shape("HGMMA.64x256x16.F32.BF16") == (64, 256, 16)
-    assert f.hgmma_shape("HMMA.16816.F32.BF16") is None
+    assert hgmma_shape("HGMMA.64x256x16.F32.BF16") == (64, 256, 16)
+    assert hgmma_shape("HMMA.16816.F32.BF16") is None
 
 
 def test_programs_per_sm_takes_the_tighter_limit():
@@ -156,11 +159,11 @@ def test_sass_excerpt_is_a_fenced_block_around_the_first_hgmma():
     assert "HGMMA.64x256x16.F32.BF16" in excerpt
 
 
-def test_sm90_text():
-    assert f.sm90_text("register-file") == "256 KiB"
-    assert f.sm90_text("warpgroup") == "4 warps"
-    with pytest.raises(ValueError, match="unknown limit"):
-        f.sm90_text("l2")
+def test_sm90_facts():
+    assert f.facts()["register-file"] == "256 KiB"
+    assert f.facts()["warpgroup"] == "4 warps"
+    with pytest.raises(KeyError, match="l2"):
+        f.facts()["l2"]
 
 
 def with_unaligned_build(artifact: dict) -> dict:

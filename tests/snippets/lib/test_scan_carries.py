@@ -72,3 +72,14 @@ def test_carries_figure_draws_each_nonempty_item_twice():
     assert len(ax.patches) == 2 + 2 * items  # two output lines, each item twice
     labels = [t.get_text() for t in ax.texts if t.get_text().startswith("item")]
     assert len(labels) == 2 * items
+
+
+def test_facts_give_the_example_and_the_exercise_as_inline_code():
+    from snippets.lib.scan_carries import facts
+
+    values = facts()
+    assert values["counts"] == "`[3, 0, 2, 1, 0, 4]`"
+    assert values["carries"] == "`[0, 5]`"
+    assert values["exercise.carries"] == "`[0, 3, 6]`"
+    # The global offsets do not depend on the block size (the exercise's point).
+    assert values["global_offsets"] == values["exercise.global_offsets"]

@@ -1,5 +1,6 @@
 """Scheduling waves: counts, the partial last wave, and the GEMM example."""
 
+from kernels.devices import H200
 from snippets.lib.waves import (
     Waves,
     blocks_floor_divided,
@@ -59,3 +60,13 @@ def test_floor_divided_grid_leaves_tail_unowned():
 def test_h200_wave_table_is_the_page_example():
     # The page's table: 132 SMs x 2 blocks, grids around one and two waves.
     assert h200_wave_table(2) == wave_table(132, 2, [200, 264, 265, 300, 528])
+
+
+def test_facts_state_the_gemm_example():
+    from snippets.lib.waves import facts
+
+    values = facts()
+    assert int(values["blocks"]) == int(values["waves"]) * int(
+        values["sm_count"]
+    ) - int(values["idle_in_last_wave"])
+    assert values["sm_count"] == str(H200.sm_count)

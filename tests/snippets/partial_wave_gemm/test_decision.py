@@ -6,10 +6,10 @@ from snippets.partial_wave_gemm import decision as d
 
 
 def test_the_example_leaves_the_last_wave_mostly_empty():
-    assert d.worked_value("tiles") == "140"
-    assert d.worked_value("last") == "8"
-    with pytest.raises(ValueError, match="what"):
-        d.worked_value("nope")
+    assert d.facts()["tiles"] == "140"
+    assert d.facts()["last"] == "8"
+    with pytest.raises(KeyError, match="nope"):
+        d.facts()["nope"]
 
 
 def test_options_by_hand():
@@ -33,3 +33,9 @@ def test_answer_and_wrong_answer():
     assert "3 rounds" in wrong and "16 units in the last" in wrong
     assert d.predicted_ratio() == pytest.approx(68 / 128, abs=0.005)
     assert d.decision_table().count("\n") == 5
+
+
+def test_the_stream_k_option_names_the_devices_sm_count():
+    from kernels.devices import H200
+
+    assert d.STREAM_K == f"Stream-K on {H200.sm_count} SMs"

@@ -39,8 +39,8 @@ def test_answer_by_hand():
 
 
 def test_texts():
-    assert builds.report_text("before").startswith("`fp32-unaligned`")
-    with pytest.raises(ValueError, match="which"):
-        builds.report_text("later")
+    assert builds.facts()["report.before"].startswith("`fp32-unaligned`")
+    with pytest.raises(KeyError, match="later"):
+        builds.facts()["report.later"]
     assert "`LDG.E` × 16" in builds.odd_length_text()
     assert builds.timers_table().count("yes") == 7

@@ -61,7 +61,7 @@ def test_the_check_ignores_code_placeholders_and_names():
     page = (
         "```python\nx = 4096\n```\n"
         "In bf16 on sm_90a the ridge is "
-        '<!-- insert: snippets/tiled_matmul/traffic.py:h200_text("ridge") -->, '
+        "<!-- fact: snippets/tiled_matmul/traffic.py:h200.ridge -->, "
         "see `BLOCK_M = 128` and [the lesson](../a-1.md#part-2).\n"
     )
     assert stray_numbers(page) == []

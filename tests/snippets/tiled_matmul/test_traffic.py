@@ -55,9 +55,9 @@ def test_worked_example_numbers():
     assert t.ideal_bytes(M, N, K, 2) == 3 * 4096 * 4096 * 2
     assert t.block_count(M, N, 128, 128) == 32 * 32
     assert t.operand_request_bytes(M, N, K, 128, 128, 2) == 2 * 32 * M * K * 2
-    assert t.worked_value("blocks") == "1,024"
-    assert t.worked_value("ideal").startswith("100,663,296 bytes")
-    assert t.worked_value("ridge") == f"{1979e12 / 2 / 4.8e12:.0f}"
+    assert t.facts()["worked.blocks"] == "1,024"
+    assert t.facts()["worked.ideal"].startswith("100,663,296 bytes")
+    assert t.facts()["worked.ridge"] == f"{1979e12 / 2 / 4.8e12:.0f}"
     assert t.worked_limit("ideal") == "compute-bound"
     assert t.worked_limit("requested") == "memory-bound"
 
@@ -66,12 +66,12 @@ def test_datasheet_constants_and_ridge():
     assert t.H200_HBM_BYTES_PER_S == 4.8e12
     assert t.H200_BF16_DENSE_FLOP_PER_S == pytest.approx(989.5e12)
     assert t.H200_BF16_RIDGE == pytest.approx(989.5e12 / 4.8e12)
-    assert t.h200_text("dense") == "989.5 TFLOP/s"
-    assert t.h200_text("sparse") == "1,979 TFLOP/s"
-    assert t.h200_text("datasheet") == (
+    assert t.facts()["h200.dense"] == "989.5 TFLOP/s"
+    assert t.facts()["h200.sparse"] == "1,979 TFLOP/s"
+    assert t.facts()["h200.datasheet"] == (
         "GPU memory bandwidth 4.8 TB/s; BFLOAT16 Tensor Core 1,979 TFLOPS"
     )
-    assert t.h200_text("bandwidth") == "4.8 TB/s"
+    assert t.facts()["h200.bandwidth"] == "4.8 TB/s"
 
 
 def test_roofline_takes_the_slower_of_the_two_jobs():
@@ -167,9 +167,9 @@ def test_exercise_reading_covers_every_verdict_pair():
         (lambda: t.block_count(4, 4, 0, 4), ValueError, "BM"),
         (lambda: t.operand_request_bytes(4, 4, 4, 4, True, 2), TypeError, "BN"),
         (lambda: t.arithmetic_intensity(1, 0), ValueError, "nbytes"),
-        (lambda: t.worked_value("speed"), ValueError, "unknown worked value"),
+        (lambda: t.facts()["worked.speed"], KeyError, "worked.speed"),
         (lambda: t.worked_limit("hbm"), ValueError, "which"),
-        (lambda: t.h200_text("l2"), ValueError, "unknown H200 value"),
+        (lambda: t.facts()["h200.l2"], KeyError, "h200.l2"),
         (lambda: t.crossing_text("cube"), ValueError, "kind"),
         (lambda: t.fmt_si(-1, "B"), ValueError, "negative"),
     ],
@@ -199,9 +199,11 @@ def test_formatting():
 
 
 def test_every_worked_value_renders():
-    names = t.worked_value.__doc__.split("one of:")[1].replace("\n", " ")
-    for name in (n.strip(" .") for n in names.split(",")):
-        assert t.worked_value(name)
+    names = t.worked_values.__doc__.split("by name:")[1].replace("\n", " ")
+    names = [n.strip(" .") for n in names.split(",")]
+    assert sorted(names) == sorted(t.worked_values())
+    for name in names:
+        assert t.facts()[f"worked.{name}"]
 
 
 def test_the_pages_comparisons_hold_for_the_worked_example():

@@ -7,14 +7,14 @@ def test_every_claimed_opcode_is_in_its_build():
     assert {"LDG.E.128", "STG.E.128", "STS", "LDS"} <= set(claimed["tiled-fp32"])
     assert "STG.E" in claimed["naive-fp32"]
     for name, ops in claimed.items():
-        entry = compiled.build(compiled.OP, name)
+        entry = compiled.find_build(compiled.OP, name)
         for op in ops:
             assert entry["sass_opcodes"][op] > 0
             assert f"`{op}`" in text
 
 
 def test_no_padding_and_xor_addresses():
-    entry = compiled.build(compiled.OP, "tiled-fp32")
+    entry = compiled.find_build(compiled.OP, "tiled-fp32")
     assert entry["shared_bytes"] == compiled.tile_bytes(entry)
     assert entry["ptx_opcodes"]["xor.b32"] > 0
     assert "no padding" in compiled.compiled_text()
@@ -33,13 +33,12 @@ def test_missing_builds():
 def test_ldsm_branch_names_the_transposing_form(tmp_path):
     import json
 
-    path = tmp_path / "results" / "artifacts" / "transpose.sm_90a.json"
-    path.parent.mkdir(parents=True)
-    from snippets.lib.kernel_artifact import FIELDS
+    from evidence.artifacts import BUILD_FIELDS, TOP_FIELDS
 
-    entry = {field: 0 for field in FIELDS}
+    path = tmp_path / "transpose.sm_90a.json"
+    entry = {field: kind() for field, kind in BUILD_FIELDS.items()}
     entry.update(build="tiled-bf16", sass_opcodes={"LDSM.16.MT88.4": 4})
-    path.write_text(json.dumps({"builds": [entry]}))
-    text = compiled.ldsm_text(tmp_path)
+    path.write_text(json.dumps({**dict.fromkeys(TOP_FIELDS, ""), "builds": [entry]}))
+    text = compiled.ldsm_text(path)
     assert "`tiled-bf16`: `LDSM.16.MT88.4` × 4" in text and ".trans" in text
     assert "Not compiled" in compiled.ldsm_text(tmp_path / "none")

@@ -43,8 +43,8 @@ def test_coalescing_changes_transactions_not_useful_bytes():
     tiled = s.transpose_sectors(4096, 4096, 4, True)
     assert naive["useful_bytes"] == tiled["useful_bytes"]
     assert naive["write"] == 8 * tiled["write"]
-    assert s.worked_text("ratio") == "4.5"
+    assert s.facts()["ratio"] == "4.5"
     with pytest.raises(ValueError, match="multiples"):
         s.transpose_sectors(33, 32, 4, True)
-    with pytest.raises(ValueError, match="unknown"):
-        s.worked_text("nope")
+    with pytest.raises(KeyError, match="nope"):
+        s.facts()["nope"]
