@@ -48,7 +48,8 @@ from evidence.method import (
     parse_utc,
     rounds_for,
 )
-from evidence.tables import cell, markdown_table
+from evidence.tables import markdown_table
+from evidence.text import inert
 from snippets.tiled_matmul.measurement import reading_of
 
 CATALOG = ROOT / "results" / "kernels.json"
@@ -133,20 +134,6 @@ def format_bytes(count: int) -> str:
     return f"{count} B"
 
 
-# Characters that Markdown would read as syntax (links, code, emphasis,
-# escapes), written as character references so they show as themselves.
-_MARKDOWN_SYNTAX = {c: f"&#{ord(c)};" for c in "\\`*_[]!~"}
-_MARKDOWN_RE = re.compile("[" + re.escape("".join(_MARKDOWN_SYNTAX)) + "]")
-
-
-def text_from_file(value: object) -> str:
-    """Any text that comes from a result file, as a page shows it: HTML
-    escaped, pipes and newlines made harmless (``evidence.tables.cell``), and
-    Markdown syntax shown literally, so a file can add neither markup nor a
-    link to the page."""
-    return _MARKDOWN_RE.sub(lambda m: _MARKDOWN_SYNTAX[m.group()], cell(value))
-
-
 #: A name that may become part of a path in the built site.
 _SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -181,14 +168,16 @@ def plot_site_path(
 
 
 def device_text(result: Result) -> str:
-    device = result.data["device"]
+    """Markdown: the file's device name made inert inside our words (so are
+    the other ``*_text`` functions that show file text)."""
+    name = inert(result.data["device"]["name"])
     if result.on_gpu:
-        return f"GPU: {device['name']}"
-    return f"CPU, host timers: {device['name']}"
+        return f"GPU: {name}"
+    return f"CPU, host timers: {name}"
 
 
 def software_text(result: Result) -> str:
-    sw = result.data["software"]
+    sw = {k: inert(v) if v else v for k, v in result.data["software"].items()}
     cuda = sw.get("torch_cuda")
     torch_text = f"torch {sw['torch']}" + (f" (CUDA {cuda})" if cuda else "")
     text = f"Python {sw['python']}, {torch_text}, Triton {sw['triton']}"
@@ -199,7 +188,7 @@ def software_text(result: Result) -> str:
 
 def commit_text(result: Result) -> str:
     identity = result.data["identity"]
-    text = identity["commit"][:12]
+    text = inert(identity["commit"][:12])
     if identity.get("dirty"):
         text += " (uncommitted changes)"
     return text
@@ -270,7 +259,7 @@ def results_table(result: Result, kernel: str) -> str:
         by_provider = {
             r["provider"]: r for r in rows if f"{r['shape_text']} {r['dtype']}" == shape
         }
-        cells = [text_from_file(shape)]
+        cells = [inert(shape)]
         for provider in providers:
             row = by_provider.get(provider)
             cells.append(cell_text(row) if row else "—")
@@ -278,11 +267,11 @@ def results_table(result: Result, kernel: str) -> str:
             r = ratio_r(by_provider, baselines)
             cells.append(f"{r:.2f}" if r is not None else "—")
         labels = next(iter(by_provider.values()))["labels"]
-        cells.append(text_from_file(", ".join(labels)))
+        cells.append(inert(", ".join(labels)))
         body.append(cells)
     align = "l" + "r" * (len(header) - 2) + "l"
     # Cells are escaped above; the markup around them (<br>, bold) is ours.
-    escaped_header = [text_from_file(h) for h in header]
+    escaped_header = [inert(h) for h in header]
     return markdown_table(escaped_header, body, align, escape=False)
 
 
@@ -292,19 +281,19 @@ def row_notes(result: Result, kernel: str) -> list[str]:
     for row in result.data["rows"]:
         if row["kernel"] != kernel:
             continue
-        where = f"{row['shape_text']} {row['dtype']}, {row['provider']}"
+        where = inert(f"{row['shape_text']} {row['dtype']}, {row['provider']}")
         for flag in row.get("flags") or []:
-            notes.append(f"{where}: {flag}")
+            notes.append(f"{where}: {inert(flag)}")
         if row["status"] in (INCORRECT, ERROR):
             why = row.get("reason") or row.get("error") or "no reason recorded"
-            notes.append(f"{where}: {row['status']}: {why}")
+            notes.append(f"{where}: {row['status']}: {inert(why)}")
     for failure in result.data.get("shape_errors") or []:
         if failure.get("kernel") == kernel:
             notes.append(
-                f"{failure.get('shape_text', '?')}: could not run: "
-                f"{failure.get('error', '?')}"
+                f"{inert(failure.get('shape_text', '?'))}: could not run: "
+                f"{inert(failure.get('error', '?'))}"
             )
-    return [f"- {text_from_file(note)}" for note in notes]
+    return [f"- {note}" for note in notes]
 
 
 def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
@@ -326,19 +315,18 @@ def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
 def caption_html(result: Result, page_url: str) -> str:
     identity = result.data["identity"]
     parts = [
-        text_from_file(device_text(result)),
-        text_from_file(software_text(result)),
-        f"commit <code>{text_from_file(commit_text(result))}</code>",
-        text_from_file(date_text(result)),
-        f"profile {text_from_file(identity['profile'])}",
+        device_text(result),
+        software_text(result),
+        f"commit <code>{commit_text(result)}</code>",
+        date_text(result),
+        f"profile {inert(identity['profile'])}",
     ]
     if result.data["run_status"] != COMPLETE:
-        parts.append(f"run {text_from_file(result.data['run_status'])} (partial)")
+        parts.append(f"run {inert(result.data['run_status'])} (partial)")
     parts.append(f"sha256 <code>{result.sha256}</code>")
     link = _relative(page_url, raw_site_path(result))
     parts.append(
-        f'<a href="{html.escape(link)}" download>'
-        f"raw result ({text_from_file(result.name)})</a>"
+        f'<a href="{html.escape(link)}" download>raw result ({inert(result.name)})</a>'
     )
     return " · ".join(parts)
 
@@ -347,9 +335,9 @@ def library_kernels_text(result: Result, kernel: str) -> str:
     """Which device kernels each library baseline launched, per shape: SDPA
     picks its backend at run time, so the record says which one ran."""
     lines = [
-        f"- {text_from_file(row['provider'])} at "
-        f"{text_from_file(row['shape_text'])}: "
-        + ", ".join(f"<code>{text_from_file(n)}</code>" for n in row["device_kernels"])
+        f"- {inert(row['provider'])} at "
+        f"{inert(row['shape_text'])}: "
+        + ", ".join(f"<code>{inert(n)}</code>" for n in row["device_kernels"])
         for row in result.data["rows"]
         if row["kernel"] == kernel and row.get("device_kernels")
     ]
@@ -397,7 +385,7 @@ def kernel_results(
     if len(results) == 1:
         return result_block(results[0], kernel, page_url, root, primary=True)
     return "\n\n".join(
-        f"#### {text_from_file(r.data['device']['name'])}\n\n"
+        f"#### {inert(r.data['device']['name'])}\n\n"
         + result_block(r, kernel, page_url, root, primary=i == 0)
         for i, r in enumerate(results)
     )
@@ -416,7 +404,7 @@ def result_block(
         )
     else:
         blocks.append(
-            f"*{text_from_file(result.data['device']['name'])}, measured* "
+            f"*{inert(result.data['device']['name'])}, measured* "
             "(CUDA events, L2 flushed by a read before every timed call; "
             "valid for that device and software only)."
         )
@@ -451,13 +439,11 @@ def result_block(
     if result.on_gpu:
         legend += (
             " R is the best of "
-            + ", ".join(
-                text_from_file(b) for b in meta.get("r_baselines", ["eager", "compile"])
-            )
+            + ", ".join(inert(b) for b in meta.get("r_baselines", ["eager", "compile"]))
             + " divided by the Triton time (above 1: Triton is faster)."
         )
     if meta.get("eager_is"):
-        legend += f" Eager here is {text_from_file(meta['eager_is'])}."
+        legend += f" Eager here is {inert(meta['eager_is'])}."
     blocks.append(legend)
     ran = library_kernels_text(result, kernel)
     if ran:
@@ -497,14 +483,14 @@ def all_results(
         kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
         lines = [
             f'**<a href="{html.escape(link)}" download>'
-            f"{text_from_file(result.name)}</a>** · {kind}",
+            f"{inert(result.name)}</a>** · {kind}",
             "",
-            f"- Identity: commit <code>{text_from_file(commit_text(result))}</code>, "
-            f"started {text_from_file(date_text(result))}, profile "
+            f"- Identity: commit <code>{commit_text(result)}</code>, "
+            f"started {date_text(result)}, profile "
             f"`{identity['profile']}`, run {result.data['run_status']}, "
             f"{len(result.data['rows'])} rows ({kernels})",
-            f"- Device: {text_from_file(device_text(result))}",
-            f"- Software: {text_from_file(software_text(result))}",
+            f"- Device: {device_text(result)}",
+            f"- Software: {software_text(result)}",
             f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
             f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
             f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
@@ -530,11 +516,11 @@ def _ceiling_cell(result: Result, which: str) -> str:
             f"({format_bytes(c.get('bytes_moved', 0))} {moved})"
         )
     else:
-        shape = "×".join(str(n) for n in c.get("shape", []))
+        shape = inert("×".join(str(n) for n in c.get("shape", [])))
         text = (
             f"{format_rate(c['flop_rate_per_s'], 'flops')}, "
             f"{format_rate(c.get('best_flop_rate_per_s', 0), 'flops')} "
-            f"({text_from_file(c.get('dtype', '?'))} {shape})"
+            f"({inert(c.get('dtype', '?'))} {shape})"
         )
     if not result.on_gpu:
         text += ", CPU host timing"
@@ -548,7 +534,7 @@ def _datasheet_cell(result: Result) -> str:
     return (
         f"{format_rate(sheet['bandwidth_bytes_per_s'], 'bandwidth')}, "
         f"{format_rate(sheet['bf16_dense_flop_per_s'], 'flops')} bf16 dense "
-        f"({text_from_file(sheet.get('source', ''))})"
+        f"({inert(sheet.get('source', ''))})"
     )
 
 

@@ -58,8 +58,7 @@ def timed(row: dict, ms: float) -> None:
 
 def test_the_valid_fixtures_load(root):
     """The control: the files every case below starts from are accepted."""
-    data = valid()
-    data["device"]["name"] = "NVIDIA H200"  # within the datasheet, so accepted
+    data = on("NVIDIA H200", valid())  # within the datasheet, so accepted
     write(root, data)
     shutil.copy(FIXTURES / "cpu_valid.json", root / "results" / "bench")
     assert len(load_results(root / "results" / "bench", root)) == 2
@@ -187,7 +186,7 @@ def test_dates_must_parse_as_utc(root, field, value):
 
 def test_a_z_suffix_is_utc(root):
     data = valid()
-    data["identity"]["started_utc"] = "2030-01-02T03:04:05Z"
+    data["identity"]["started_utc"] = "2025-01-02T03:04:05Z"
     write(root, data)
     assert len(load_results(root / "results" / "bench", root)) == 1
 
@@ -235,7 +234,10 @@ def test_a_missing_catalog_refuses_rather_than_trusting_names(root):
 
 
 def on(device: str, data: dict) -> dict:
+    """The fixture renamed; as an H200, with an H200's SMs, memory and L2."""
     data["device"]["name"] = device
+    if device == "NVIDIA H200":
+        data["device"].update(sm_count=132, memory_bytes=150 * 10**9, l2_bytes=50 << 20)
     return data
 
 
@@ -285,6 +287,7 @@ def test_a_row_already_marked_implausible_is_kept_not_refused(root):
 def test_an_unknown_device_or_an_h200_nvl_gets_no_sxm_datasheet_check(root):
     data = on("NVIDIA H200 NVL", valid())
     timed(data["rows"][5], 1.2e9 / 4.9e12 * 1e3)
+    data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] = 5e12  # its own probe
     write(root, data)
     assert len(load_results(root / "results" / "bench", root)) == 1
 

@@ -68,7 +68,7 @@ def test_gpu_result_renders_table_plot_and_caption(tree):
     assert f"sha256 <code>{digest}</code>" in text
     assert "commit <code>0123456789ab</code>" in text
     assert "torch 2.11.0 (CUDA 12.8), Triton 3.6.0" in text
-    assert "2030-01-02 03:04:05 UTC" in text
+    assert "2025-01-02 03:04:05 UTC" in text
     # Links are relative to the page (three folders deep here).
     assert 'src="../../../bench/fixture_add.svg"' in text
     assert 'href="../../../bench/results/gpu_valid.json" download' in text
@@ -99,7 +99,7 @@ def test_gpu_result_is_preferred_over_a_newer_cpu_one(tree):
     root, results, add = tree
     add("gpu_valid.json", "cpu_valid.json")
     data = json.loads((results / "cpu_valid.json").read_text())
-    data["identity"]["started_utc"] = "2031-01-01T00:00:00+00:00"
+    data["identity"]["started_utc"] = "2026-01-01T00:00:00+00:00"
     (results / "cpu_valid.json").write_text(json.dumps(data))
     assert "measured*" in render("fixture_add", tree)
 
@@ -376,8 +376,10 @@ def test_table_cells_from_a_result_are_escaped(tree):
 def gpu_file_from(cpu: dict, sources: dict) -> dict:
     """A GPU-shaped result built from the real CPU one, for the reader."""
     data = copy.deepcopy(cpu)
-    data["identity"].update(device_kind="cuda", started_utc="2027-01-01T00:00:00Z")
+    data["identity"].update(device_kind="cuda", started_utc="2026-06-01T00:00:00Z")
+    data["identity"]["finished_utc"] = None
     data["device"] = {"kind": "cuda", "name": "NVIDIA H200"}
+    data["settings"].update(timer="cuda-event", triton_interpret=False)
     data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] = 4.3e12
     data["kernels"]["matmul"]["sources"] = sources
     config = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}
@@ -385,6 +387,7 @@ def gpu_file_from(cpu: dict, sources: dict) -> dict:
         r.update(shape={"M": 8192, "N": 8192, "K": 8192}, dtype="bfloat16")
         r.update(timed=True, status="ok", median_ms=1.6, p20_ms=1.5, p80_ms=1.7)
         r.update(first_call_ms=9.0, samples_ms=[1.6], timer="cuda-event")
+        r.update(device_kind="cuda", labels=["FLOP-bound"])
         r["fraction_of_ceiling"] = 0.7
         if r["provider"] == "triton":
             r.pop("schema1_triton_config", None)
