@@ -339,8 +339,9 @@ def _check_kind(data: dict[str, Any], shown: str) -> None:
 
 
 #: How far a reported memory or L2 size may be from the datasheet's (the
-#: driver reports usable bytes, in binary or decimal units).
-_SIZE_TOLERANCE = (0.85, 1.2)
+#: driver reports usable bytes, in binary or decimal units; an L2 may be
+#: reported per partition or whole).
+_SIZE_TOLERANCE = {"memory_bytes": (0.85, 1.2), "l2_bytes": (0.5, 2.0)}
 
 
 def _check_device(data: dict[str, Any], shown: str) -> None:
@@ -355,11 +356,12 @@ def _check_device(data: dict[str, Any], shown: str) -> None:
     figures, *_ = _bounds(device["name"])
     uuid = device.get("uuid")
     if uuid is not None and not _UUID.match(str(uuid)):
-        raise _refuse(shown, "device.uuid", "not a GPU uuid (GPU-xxxxxxxx-...)")
+        raise _refuse(shown, "device.uuid", "not a GPU uuid (xxxxxxxx-xxxx-...)")
     if figures is None:
         for known in KNOWN.values():
             same_sms = device.get("sm_count") == known.sm_count
-            if same_sms and _near(device.get("memory_bytes"), known.memory_bytes):
+            memory = device.get("memory_bytes")
+            if same_sms and _near(memory, known.memory_bytes, "memory_bytes"):
                 raise _refuse(
                     shown,
                     "device.name",
@@ -387,14 +389,15 @@ def _check_device(data: dict[str, Any], shown: str) -> None:
             )
 
 
-def _near(value, expected: int) -> bool:
+def _near(value, expected: int, key: str) -> bool:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
-    low, high = _SIZE_TOLERANCE
+    low, high = _SIZE_TOLERANCE[key]
     return low * expected <= value <= high * expected
 
 
-_UUID = re.compile(r"^(GPU|MIG)-[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")
+# torch writes the bare uuid; nvidia-smi prefixes GPU- (or MIG-).
+_UUID = re.compile(r"^((GPU|MIG)-)?[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")
 
 
 def check_consistency(
