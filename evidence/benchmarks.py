@@ -14,13 +14,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import evidence
 from evidence import (
     ROOT,
     ResultFileError,
     current_sources,
     display_path,
     read,
-    stale_changes,
 )
 from evidence.method import check_consistency, parse_utc
 
@@ -213,8 +213,8 @@ def newest_per_device(results: list[Result], kernel: str) -> list[Result]:
     return [cpu] if cpu else []
 
 
-def stale_sources(result: Result, kernel: str, root: Path = ROOT) -> list[dict]:
+def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[dict]:
     """The kernel's source files that changed since the run (empty: the
     result describes the code as it is now)."""
     recorded = result.data["kernels"][kernel]["sources"]
-    return stale_changes(recorded, current_sources(kernel, root))
+    return evidence.stale_changes(recorded, current_sources(kernel, root))

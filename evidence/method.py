@@ -370,18 +370,17 @@ def _check_device(data: dict[str, Any], shown: str) -> None:
                     "result names its device as the driver does",
                 )
         return
-    checks = (
-        ("sm_count", figures.sm_count, lambda v: v == figures.sm_count),
-        (
-            "memory_bytes",
-            figures.memory_bytes,
-            lambda v: _near(v, figures.memory_bytes),
-        ),
-        ("l2_bytes", figures.l2_bytes, lambda v: _near(v, figures.l2_bytes)),
-    )
-    for key, expected, agrees in checks:
+    expected_values = {
+        "sm_count": figures.sm_count,
+        "memory_bytes": figures.memory_bytes,
+        "l2_bytes": figures.l2_bytes,
+    }
+    for key, expected in expected_values.items():
         value = device.get(key)
-        if value is not None and not agrees(value):
+        if value is None:
+            continue
+        agrees = value == expected if key == "sm_count" else _near(value, expected, key)
+        if not agrees:
             raise _refuse(
                 shown,
                 f"device.{key}",

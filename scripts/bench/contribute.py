@@ -12,8 +12,9 @@ every page that shows benchmark results is rendered from that folder with
 the file in it (``scripts.site.bench_pages.check_pages``), so a file accepted
 here cannot break the build. It must come from a GPU and is then copied
 under a name made from its own identity. Nothing else is written
-(docs/reference/contributing-a-result.md says what is checked). The Benchmarks page shows it beside other devices' results, never
-mixed into their ratios. Exit 0 on success, 2 with one line saying what is
+(docs/reference/contributing-a-result.md says what is checked). The
+Benchmarks page shows it beside other devices' results, never mixed into
+their ratios. Exit 0 on success, 2 with one line saying what is
 wrong.
 """
 
@@ -86,7 +87,8 @@ def check_built(raw: bytes, name: str, results: Path, root: Path) -> None:
         try:
             check_pages(folder, root)
         except ResultFileError as exc:
-            raise ResultFileError(str(exc).replace(scratch, "results")) from None
+            shown = display_path(results, root)
+            raise ResultFileError(str(exc).replace(scratch, shown)) from None
 
 
 def main(argv=None) -> int:

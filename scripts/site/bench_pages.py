@@ -7,16 +7,17 @@ Pages place results with the build hook's placeholders:
   one): a table (rows shapes, columns providers) and an SVG plot, captioned
   with the device, software, commit, date and the result file's sha256, with
   a link to the raw file. Marked **stale** when the kernel's source changed.
-* ``all_results()``: every result file with its identity and ceilings.
+* ``all_results()``: every result file with its identity and ceilings (CPU
+  runs, which differ little, in one table).
 * ``goals_table()`` (from the catalog, ``results/kernels.json``),
   ``method_value(NAME)``, ``profile_rounds(PROFILE)``, ``schema_version()``.
-* ``matmul_reading()``: the words under the matmul table
-  (``snippets/tiled_matmul/measurement.py``, fed the same result file).
 
-``site_files()`` returns the plots and raw result files (site path -> bytes);
-the hook writes them into the built site. Files are read only through
-``evidence.read("bench", path)``: a malformed one raises
-``ResultFileError`` naming the file and the field, which fails the build.
+The plots and the files copied into the site are ``scripts/site/bench_plot.py``.
+Files are read only through ``evidence.benchmarks.load_results``: a file
+that fails a check raises ``ResultFileError`` naming the file and the field,
+which fails the build. Every string from a file is printed through
+``evidence.text.inert``. ``check_pages(folder)`` renders everything these
+pages show from one folder, as contribute does before accepting a file.
 
 This module imports neither torch nor Triton: the site build must stay fast.
 """
@@ -24,23 +25,14 @@ This module imports neither torch nor Triton: the site build must stay fast.
 from __future__ import annotations
 
 import html
-import io
-import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from evidence import (
-    ROOT,
-    ResultFileError,
-    enum,
-    read,
-    schema,
-)
+from evidence import ROOT, ResultFileError, display_path, enum, read, schema
 from evidence.benchmarks import (
     Result,
     load_results,
-    newest,
     newest_per_device,
-    stale_sources,
+    stale_changes,
 )
 from evidence.method import (
     METHOD,
@@ -50,10 +42,14 @@ from evidence.method import (
 )
 from evidence.tables import markdown_table
 from evidence.text import inert
-from snippets.tiled_matmul.measurement import reading_of
+from scripts.site.bench_plot import (
+    plot_or_refuse,
+    plot_site_path,
+    raw_site_path,
+    shapes_in_order,
+)
 
 CATALOG = ROOT / "results" / "kernels.json"
-SITE_DIR = "bench"  # where plots and raw files go in the built site
 
 __all__ = ["ResultFileError"]  # re-exported: the build reports it by name
 
@@ -84,18 +80,6 @@ def profile_rounds(profile: str) -> str:
 
 def schema_version() -> str:
     return str(schema("bench")["properties"]["schema_version"]["const"])
-
-
-def latest_for(kernel: str, results: list[Result]) -> Result | None:
-    """The result a kernel's table shows first: the newest holding it, GPU
-    first."""
-    return newest(results, kernel)
-
-
-def results_for(kernel: str, results: list[Result]) -> list[Result]:
-    """The results a kernel's section shows: the newest of each GPU device
-    that ran it, by device name, or the newest CPU one when no GPU did."""
-    return newest_per_device(results, kernel)
 
 
 # --------------------------------------------------------------------------
@@ -134,37 +118,9 @@ def format_bytes(count: int) -> str:
     return f"{count} B"
 
 
-#: A name that may become part of a path in the built site.
-_SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-def _site_path(*parts: str) -> str:
-    """``SITE_DIR/parts...``, refused unless every part is a plain name, so
-    nothing a result file says can put a file outside the site folder."""
-    for part in parts:
-        if not _SITE_NAME.match(part) or ".." in part:
-            raise ResultFileError(f"{part[:80]!r}: not a safe name for a site path")
-    path = PurePosixPath(SITE_DIR, *parts)
-    assert path.parts[0] == SITE_DIR and ".." not in path.parts
-    return path.as_posix()
-
-
 def _relative(page_url: str, target: str) -> str:
     depth = len([part for part in page_url.split("/") if part])
     return "../" * depth + target
-
-
-def raw_site_path(result: Result) -> str:
-    return _site_path("results", result.name)
-
-
-def plot_site_path(
-    kernel: str, result: Result | None = None, primary: bool = True
-) -> str:
-    """The kernel's plot; a second device's plot carries its file's hash."""
-    if primary or result is None:
-        return _site_path(f"{kernel}.svg")
-    return _site_path(f"{kernel}-{result.sha256[:12]}.svg")
 
 
 def device_text(result: Result) -> str:
@@ -221,15 +177,6 @@ def cell_text(row: dict) -> str:
     return text
 
 
-def _shapes_in_order(rows: list[dict]) -> list[str]:
-    seen: list[str] = []
-    for row in rows:
-        key = f"{row['shape_text']} {row['dtype']}"
-        if key not in seen:
-            seen.append(key)
-    return seen
-
-
 def ratio_r(rows_by_provider: dict, baselines: list[str]) -> float | None:
     """R = min(baseline medians) / custom median, for timed, valid rows."""
     custom = rows_by_provider.get("triton")
@@ -255,7 +202,7 @@ def results_table(result: Result, kernel: str) -> str:
     show_r = result.on_gpu
     header = ["Shape", *providers, *(["R"] if show_r else []), "Label"]
     body = []
-    for shape in _shapes_in_order(rows):
+    for shape in shapes_in_order(rows):
         by_provider = {
             r["provider"]: r for r in rows if f"{r['shape_text']} {r['dtype']}" == shape
         }
@@ -296,10 +243,10 @@ def row_notes(result: Result, kernel: str) -> list[str]:
     return [f"- {note}" for note in notes]
 
 
-def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
-    """What changed in the kernel's source since the run, one line per file."""
+def stale_lines(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
+    """``stale_changes`` as the page says them, one line per file."""
     changes = []
-    for change in stale_sources(result, kernel, root):
+    for change in stale_changes(result, kernel, root):
         path, old, new = change["path"], change["was"], change["now"]
         if new is None:
             changes.append(f"`{path}` was removed (recorded sha256 `{old[:12]}`)")
@@ -374,7 +321,7 @@ def kernel_results(
     """The Markdown block a page shows for one kernel: the newest result of
     each GPU that ran it, side by side (each with its own ratios, never
     mixed), or the newest CPU result while no GPU has."""
-    results = results_for(kernel, load_results(results_dir, root))
+    results = newest_per_device(load_results(results_dir, root), kernel)
     if not results:
         return (
             '!!! note "Not measured yet"\n\n'
@@ -408,7 +355,7 @@ def result_block(
             "(CUDA events, L2 flushed by a read before every timed call; "
             "valid for that device and software only)."
         )
-    changes = stale_changes(result, kernel, root)
+    changes = stale_lines(result, kernel, root)
     if changes:
         blocks.append(
             '!!! danger "Stale result"\n\n'
@@ -586,165 +533,6 @@ def goals_table(catalog: Path | None = None, root: Path = ROOT) -> str:
     return markdown_table(["Kernel", "Where", "Must", "Stretch"], rows) + "\n"
 
 
-def matmul_reading(
-    *,
-    results_dir: Path | None = None,
-    root: Path = ROOT,
-    catalog: Path | None = None,
-) -> str:
-    """The words under the matmul table, from the same result file the table
-    shows (the newest GPU result holding matmul, else the newest CPU one),
-    checked against the catalog's matmul goals."""
-    result = latest_for("matmul", load_results(results_dir, root))
-    entry = ((load_catalog(catalog, root) or {}).get("kernels") or {}).get("matmul")
-    goals = (entry or {}).get("goals", [])
-    if result is None:
-        return reading_of(None, goals)
-    note = ""
-    if stale_changes(result, "matmul", root):
-        note = ", from an older version of the kernel (see the stale note)"
-    return reading_of(result.data, goals, source_note=note)
-
-
-# --------------------------------------------------------------------------
-# The plot
-# --------------------------------------------------------------------------
-
-# Fixed settings so that the same result gives the same bytes every build.
-SVG_RC = {
-    "svg.hashsalt": "gpu-perf-bench",
-    "svg.fonttype": "none",
-    "font.family": "DejaVu Sans",
-    # Text stays >= 10 px on a phone: the page never shows the plot narrower
-    # than 34rem (site.css), about 0.8 of its natural width.
-    "font.size": 11.0,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "text.parse_math": False,  # "$" in a file's text is text, not math
-}
-MARKERS = ("o", "s", "^", "D", "v", "P")
-
-
-def _plain_number(value: float, _position) -> str:
-    return f"{value:g}"
-
-
-# (result sha256, kernel) -> SVG bytes: a serve rebuild redraws only what changed
-_cache: dict = {}
-
-
-def render_svg(result: Result, kernel: str) -> bytes:
-    key = ("svg", result.sha256, kernel)
-    if key in _cache:
-        return _cache[key]
-    import matplotlib
-    from matplotlib import ticker
-    from matplotlib.figure import Figure
-
-    meta = result.data["kernels"][kernel]
-    rows = [r for r in result.data["rows"] if r["kernel"] == kernel]
-    shapes = _shapes_in_order(rows)
-    providers = meta["providers"]
-    on_gpu = result.on_gpu
-    metric = meta["metric"]
-    with matplotlib.rc_context(SVG_RC):
-        fig = Figure(figsize=(7.0, 3.6))
-        ax = fig.add_subplot()
-        width = 0.8 / max(1, len(providers))
-        for i, provider in enumerate(providers):
-            xs, ys, lows, highs = [], [], [], []
-            for j, shape in enumerate(shapes):
-                row = next(
-                    (
-                        r
-                        for r in rows
-                        if r["provider"] == provider
-                        and f"{r['shape_text']} {r['dtype']}" == shape
-                    ),
-                    None,
-                )
-                if row is None or row["status"] != OK or not row.get("timed"):
-                    continue
-                if on_gpu:
-                    work = row["bytes_moved"] if metric == "bandwidth" else row["flops"]
-                    scale = 1e9 if metric == "bandwidth" else 1e12
-                    y = work / (row["median_ms"] * 1e-3) / scale
-                    high = work / (row["p20_ms"] * 1e-3) / scale
-                    low = work / (row["p80_ms"] * 1e-3) / scale
-                else:  # host time in µs
-                    y, low, high = (
-                        1e3 * row[key] for key in ("median_ms", "p20_ms", "p80_ms")
-                    )
-                xs.append(j - 0.4 + width * (i + 0.5))
-                ys.append(y)
-                lows.append(y - low)
-                highs.append(high - y)
-            if xs:
-                ax.errorbar(
-                    xs,
-                    ys,
-                    yerr=[lows, highs],
-                    fmt=MARKERS[i % len(MARKERS)],
-                    label=provider,
-                    capsize=2,
-                    markersize=4,
-                )
-        ceilings = result.data.get("ceilings")
-        if on_gpu and ceilings:
-            stream = result.data["kernels"][kernel].get("stream", "copy")
-            if metric == "bandwidth" and stream in ceilings:
-                level = ceilings[stream]["bandwidth_bytes_per_s"] / 1e9
-                name = (
-                    f"{'copy' if stream == 'copy' else 'read-only'} ceiling (this run)"
-                )
-            elif metric == "bandwidth":
-                level = ceilings["copy"]["bandwidth_bytes_per_s"] / 1e9
-                name = "copy ceiling (this run)"
-            else:
-                level = ceilings["matmul"]["flop_rate_per_s"] / 1e12
-                name = "matmul ceiling (this run)"
-            ax.axhline(level, linestyle="--", color="0.4", linewidth=1, label=name)
-        if on_gpu:
-            unit = "GB/s" if metric == "bandwidth" else "TFLOP/s"
-            ax.set_ylabel(f"achieved {unit} (median, p20–p80 bars)")
-            ax.set_ylim(bottom=0)
-            title = f"{kernel} on {result.data['device']['name']}"
-        else:
-            ax.set_ylabel("host time, µs (median, p20–p80 bars)")
-            ax.set_yscale("log")
-            ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_plain_number))
-            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-            title = f"{kernel}: host time on a CPU"
-        ax.set_title(title)
-        ax.set_xticks(range(len(shapes)))
-        ax.set_xticklabels(shapes, rotation=0 if len(shapes) < 4 else 15)
-        ax.set_xlim(-0.6, len(shapes) - 0.4)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(loc="best", fontsize=10)
-        fig.tight_layout()
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    svg = buffer.getvalue()
-    _cache[key] = svg
-    return svg
-
-
-def site_files(results_dir: Path | None = None, root: Path = ROOT) -> dict[str, bytes]:
-    """Plots and raw result files, keyed by their path in the built site."""
-    results = load_results(results_dir, root)
-    files = {raw_site_path(r): r.raw for r in results}
-    kernels = sorted({k for r in results for k in r.data["kernels"]})
-    for kernel in kernels:
-        for i, result in enumerate(results_for(kernel, results)):
-            files[plot_site_path(kernel, result, i == 0)] = render_svg(result, kernel)
-    for path in files:  # the build writes these under site/: nowhere else
-        parts = PurePosixPath(path).parts
-        if parts[0] != SITE_DIR or ".." in parts or PurePosixPath(path).is_absolute():
-            raise ResultFileError(f"{path[:80]!r}: outside the site's {SITE_DIR}/")
-    return files
-
-
 def every_kernel_results(
     page_url: str = "",
     *,
@@ -766,3 +554,29 @@ def every_kernel_results(
             kernel_results(name, page_url, results_dir=results_dir, root=root)
         )
     return "\n\n".join(blocks) + "\n"
+
+
+def check_pages(results_dir: Path, root: Path = ROOT) -> None:
+    """Render everything the benchmark pages show from ``results_dir``
+    (tables, notes, captions, plots, the list of results, the matmul
+    reading); any failure becomes ResultFileError naming the file."""
+    from scripts.site.gpu_status import gpu_results_text
+    from snippets.tiled_matmul.measurement import reading
+
+    results = load_results(results_dir, root)
+    for result in results:
+        shown = display_path(result.path, root)
+        for i, kernel in enumerate(result.data["kernels"]):
+            try:
+                result_block(result, kernel, "", root, primary=i == 0)
+            except ResultFileError:
+                raise
+            except Exception as exc:  # one line naming the file
+                raise ResultFileError(
+                    f"{shown}: the {kernel} table cannot be shown: "
+                    f"{type(exc).__name__}: {str(exc)[:200]}"
+                ) from None
+            plot_or_refuse(result, kernel, root)
+    all_results(results_dir=results_dir, root=root)
+    gpu_results_text(results_dir, root)
+    reading(results_dir=results_dir, root=root)

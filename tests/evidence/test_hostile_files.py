@@ -16,7 +16,7 @@ import pytest
 
 from evidence import MAX_BYTES, ResultFileError
 from evidence.benchmarks import load_results
-from scripts.site import bench_pages
+from scripts.site import bench_pages, bench_plot
 
 FIXTURES = Path(__file__).parents[1] / "scripts" / "site" / "fixtures" / "bench"
 SHOWN = "results/bench/hostile.json"
@@ -367,13 +367,13 @@ def test_html_and_markdown_from_a_file_are_shown_escaped(root):
     assert "&#91;x&#93;(javascript:alert(1))" in notes
     # The plot draws the same labels as text ("$" is not mathtext) and the
     # SVG writer escapes them.
-    svg = bench_pages.site_files(folder, root)["bench/fixture_add.svg"]
+    svg = bench_plot.site_files(folder, root)["bench/fixture_add.svg"]
     assert b"<script" not in svg and b"&lt;script&gt;" in svg
 
 
 def test_site_files_stay_under_the_bench_folder(root):
     write(root, valid())
-    files = bench_pages.site_files(root / "results" / "bench", root)
+    files = bench_plot.site_files(root / "results" / "bench", root)
     assert files and all(path.startswith("bench/") for path in files)
     assert all(".." not in Path(path).parts for path in files)
 
@@ -381,4 +381,4 @@ def test_site_files_stay_under_the_bench_folder(root):
 @pytest.mark.parametrize("name", ["../x", "..", "a/b", "/etc/x", ".hidden", ""])
 def test_a_site_path_from_an_unsafe_name_is_refused(name):
     with pytest.raises(ResultFileError, match="not a safe name"):
-        bench_pages.plot_site_path(name)
+        bench_plot.plot_site_path(name)

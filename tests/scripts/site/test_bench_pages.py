@@ -20,7 +20,8 @@ import pytest
 from evidence import current_sources, sha256_bytes
 from evidence.benchmarks import load_results
 from evidence.method import METHOD, PROFILE_ROUNDS
-from scripts.site import bench_pages
+from scripts.site import bench_pages, bench_plot
+from snippets.tiled_matmul import measurement
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"
 KERNEL_TEXT = {
@@ -223,9 +224,9 @@ def test_flagged_and_incorrect_rows_show_no_time(tree):
 def test_svg_is_byte_identical_across_renders(tree):
     root, results, add = tree
     add("gpu_valid.json", "cpu_valid.json")
-    first = bench_pages.site_files(results, root)
-    bench_pages._cache.clear()
-    second = bench_pages.site_files(results, root)
+    first = bench_plot.site_files(results, root)
+    bench_plot._cache.clear()
+    second = bench_plot.site_files(results, root)
     assert first == second
     svg = first["bench/fixture_add.svg"]
     assert svg.startswith(b"<?xml")
@@ -240,7 +241,7 @@ def test_svg_is_byte_identical_across_renders(tree):
 def test_cpu_only_kernel_gets_a_host_time_plot(tree):
     root, results, add = tree
     add("cpu_valid.json")
-    svg = bench_pages.site_files(results, root)["bench/fixture_add.svg"]
+    svg = bench_plot.site_files(results, root)["bench/fixture_add.svg"]
     assert b"host time on a CPU" in svg
 
 
@@ -257,7 +258,7 @@ def test_all_results_lists_identity_and_ceilings(tree):
 
 def test_empty_results_folder(tmp_path):
     assert "No result files" in bench_pages.all_results(results_dir=tmp_path)
-    assert bench_pages.site_files(tmp_path, tmp_path) == {}
+    assert bench_plot.site_files(tmp_path, tmp_path) == {}
 
 
 def test_method_numbers_as_the_page_prints_them():
@@ -341,6 +342,7 @@ def catalog(tmp_path, monkeypatch):
         return type("Loaded", (), {"data": json.loads(Path(file).read_text())})
 
     monkeypatch.setattr(bench_pages, "read", read_plain)
+    monkeypatch.setattr(measurement, "read", read_plain)
     return path
 
 
@@ -402,7 +404,7 @@ def test_matmul_reading_reads_the_file_the_table_shows(tmp_path, catalog):
     folder.mkdir()
 
     def reading():
-        return bench_pages.matmul_reading(results_dir=folder, catalog=catalog)
+        return measurement.reading(results_dir=folder, catalog=catalog)
 
     assert "No GPU measurement" in reading()
     (folder / "cpu.json").write_text(json.dumps(cpu))
@@ -423,13 +425,13 @@ def test_committed_results_render_within_the_build_budget():
     """The real results/bench/ files: every kernel's table and plot, under 2 s
     of this process's CPU time (wall time would count the other test worker
     competing for the same two cores)."""
-    bench_pages._cache.clear()
+    bench_plot._cache.clear()
     start = time.process_time()
     kernels = sorted({k for r in load_results() for k in r.data["kernels"]})
     for kernel in kernels:
         bench_pages.kernel_results(kernel, "reference/benchmarks/")
     bench_pages.all_results()
-    files = bench_pages.site_files()
+    files = bench_plot.site_files()
     elapsed = time.process_time() - start
     assert elapsed < 2.0, f"rendering took {elapsed:.2f} s of CPU time"
     for kernel in kernels:
@@ -469,7 +471,7 @@ def test_two_devices_are_shown_side_by_side_never_mixed(tree):
     text = render("fixture_add", tree)
     assert "#### Another GPU" in text and "#### Synthetic GPU (test fixture)" in text
     assert text.index("#### Another GPU") < text.index("#### Synthetic GPU")
-    files = bench_pages.site_files(results, root)
+    files = bench_plot.site_files(results, root)
     plots = [p for p in files if p.startswith("bench/fixture_add")]
     assert len(plots) == 2
     for plot in plots:
