@@ -417,38 +417,84 @@ def all_results(
     results_dir: Path | None = None,
     root: Path = ROOT,
 ) -> str:
-    """Every result file, newest first: identity, software, device,
-    ceilings and a download link."""
+    """Every result file, newest first: each GPU run as a card (identity,
+    software, device, ceilings, datasheet, sha256, a download link); the CPU
+    runs, which differ little, as one table."""
     results = load_results(results_dir, root)
     if not results:
         return "No result files have been committed yet.\n"
-    blocks = []
-    for result in reversed(results):
-        identity = result.data["identity"]
-        link = _relative(page_url, raw_site_path(result))
-        kind = "GPU run" if result.on_gpu else "CPU run (not device speed)"
-        kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
-        lines = [
-            f'**<a href="{html.escape(link)}" download>'
-            f"{inert(result.name)}</a>** · {kind}",
-            "",
-            f"- Identity: commit <code>{commit_text(result)}</code>, "
-            f"started {date_text(result)}, profile "
-            f"`{identity['profile']}`, run {result.data['run_status']}, "
-            f"{len(result.data['rows'])} rows ({kernels})",
-            f"- Device: {device_text(result)}",
-            f"- Software: {software_text(result)}",
-            f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
-            f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
-            f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
-            f"- Datasheet: {_datasheet_cell(result)}",
-            f"- sha256: `{result.sha256}`",
-        ]
-        blocks.append("\n".join(lines))
+    blocks = [
+        _gpu_card(result, page_url) for result in reversed(results) if result.on_gpu
+    ]
+    cpu = [result for result in reversed(results) if not result.on_gpu]
+    if cpu:
+        blocks.append(_cpu_table(cpu, page_url))
     return "\n\n".join(blocks) + "\n"
 
 
-def _ceiling_cell(result: Result, which: str) -> str:
+def _download(result: Result, page_url: str) -> str:
+    link = _relative(page_url, raw_site_path(result))
+    return f'<a href="{html.escape(link)}" download>{inert(result.name)}</a>'
+
+
+def _gpu_card(result: Result, page_url: str) -> str:
+    identity = result.data["identity"]
+    kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
+    lines = [
+        f"**{_download(result, page_url)}** · GPU run",
+        "",
+        f"- Identity: commit <code>{commit_text(result)}</code>, "
+        f"started {date_text(result)}, profile "
+        f"`{identity['profile']}`, run {result.data['run_status']}, "
+        f"{len(result.data['rows'])} rows ({kernels})",
+        f"- Device: {device_text(result)}",
+        f"- Software: {software_text(result)}",
+        f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
+        f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
+        f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
+        f"- Datasheet: {_datasheet_cell(result)}",
+        f"- sha256: `{result.sha256}`",
+    ]
+    return "\n".join(lines)
+
+
+def _cpu_table(results: list[Result], page_url: str) -> str:
+    """CPU runs (not device speed), one row each; device and software said
+    once when every run shares them."""
+    machines = {(inert(r.data["device"]["name"]), software_text(r)) for r in results}
+    shared = len(machines) == 1
+    header = ["File", "Started", "Commit", "Profile", "Rows"]
+    header += [] if shared else ["Device", "Software"]
+    header += ["Copy ceiling (median, best)", "Matmul ceiling (median, best)"]
+    header += ["sha256 (first 12)"]
+    rows = []
+    for result in results:
+        row = [
+            _download(result, page_url),
+            date_text(result),
+            f"<code>{commit_text(result)}</code>",
+            f"{result.data['identity']['profile']}, {result.data['run_status']}",
+            f"{len(result.data['rows'])}",
+        ]
+        if not shared:
+            row += [device_text(result), software_text(result)]
+        row += [
+            _ceiling_cell(result, "copy", host_note=False),
+            _ceiling_cell(result, "matmul", host_note=False),
+        ]
+        row.append(f"<code>{result.sha256[:12]}</code>")
+        rows.append(row)
+    intro = (
+        f"**CPU runs** ({len(results)}; CPU host timing and Triton in its "
+        "interpreter, so not device speed)"
+    )
+    if shared:
+        device, software = next(iter(machines))
+        intro += f", all on {device} with {software}"
+    return intro + ":\n\n" + markdown_table(header, rows, escape=False)
+
+
+def _ceiling_cell(result: Result, which: str, *, host_note: bool = True) -> str:
     ceilings = result.data.get("ceilings")
     if not ceilings:
         return "not measured"
@@ -469,7 +515,7 @@ def _ceiling_cell(result: Result, which: str) -> str:
             f"{format_rate(c.get('best_flop_rate_per_s', 0), 'flops')} "
             f"({inert(c.get('dtype', '?'))} {shape})"
         )
-    if not result.on_gpu:
+    if not result.on_gpu and host_note:
         text += ", CPU host timing"
     return text
 
