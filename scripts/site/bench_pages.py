@@ -9,8 +9,9 @@ Pages place results with the build hook's placeholders:
   a link to the raw file. Marked **stale** when the kernel's source changed.
 * ``all_results()``: every result file with its identity and ceilings (CPU
   runs, which differ little, in one table).
-* ``goals_table()`` (from the catalog, ``results/kernels.json``),
-  ``method_value(NAME)``, ``profile_rounds(PROFILE)``, ``schema_version()``.
+* ``goals_table()`` (from the catalog, ``results/kernels.json``); and
+  ``facts()``: the method's settings, profiles' rounds, the schema version
+  and the load limits, by key.
 
 The plots and the files copied into the site are ``scripts/site/bench_plot.py``.
 Files are read only through ``evidence.benchmarks.load_results``: a file
@@ -58,28 +59,39 @@ OK, INCORRECT, ERROR, INTERPRETER_ONLY, IMPLAUSIBLE = enum("bench", "row_status"
 COMPLETE = enum("bench", "run_status")[1]
 
 
-def method_value(name: str) -> str:
-    """One of the method's numbers, as the page prints it."""
-    if name not in METHOD:
-        raise KeyError(f"method_value: no setting {name!r}; known: {sorted(METHOD)}")
-    value = METHOD[name]
-    return f"{value:g}" if isinstance(value, float) else str(value)
+def facts() -> dict[str, str]:
+    """The method's settings, the profiles' round counts, the schema version
+    and the limits the result model checks on load, each as a page prints it
+    (``<!-- fact: scripts/site/bench_pages.py:KEY -->``)."""
+    from evidence import MAX_BYTES
+    from evidence.text import DEFAULT_NAME_LIMIT, MESSAGE_LIMIT, NAME_LIMITS
+
+    values = {
+        name: f"{value:g}" if isinstance(value, float) else str(value)
+        for name, value in METHOD.items()
+    }
+    for profile in PROFILE_ROUNDS:
+        values[f"rounds_{profile}"] = _profile_rounds(profile)
+    values["schema_version"] = str(
+        schema("bench")["properties"]["schema_version"]["const"]
+    )
+    values.update(
+        max_mib=str(MAX_BYTES >> 20),
+        device_name_limit=str(NAME_LIMITS["name"]),
+        name_limit=str(DEFAULT_NAME_LIMIT),
+        message_limit=str(MESSAGE_LIMIT),
+    )
+    return values
 
 
-def profile_rounds(profile: str) -> str:
+def _profile_rounds(profile: str) -> str:
     """How many timed calls a profile makes per provider and shape."""
-    if profile not in PROFILE_ROUNDS:
-        raise KeyError(f"profile_rounds: no profile {profile!r}")
     rounds, repeats = rounds_for(profile, "cuda")
     text = f"{rounds} rounds of {repeats} timed calls"
     cpu = rounds_for(profile, "cpu")
     if cpu != (rounds, repeats):
         text += f" ({cpu[0]} of {cpu[1]} on a CPU)"
     return text
-
-
-def schema_version() -> str:
-    return str(schema("bench")["properties"]["schema_version"]["const"])
 
 
 # --------------------------------------------------------------------------

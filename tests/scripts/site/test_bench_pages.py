@@ -262,17 +262,16 @@ def test_empty_results_folder(tmp_path):
 
 
 def test_method_numbers_as_the_page_prints_them():
-    assert bench_pages.method_value("warmup_ms") == "100"
-    assert bench_pages.method_value("launch_bound_us") == "10"
-    assert bench_pages.method_value("min_rounds") == str(METHOD["min_rounds"])
-    with pytest.raises(KeyError, match="no setting 'nope'"):
-        bench_pages.method_value("nope")
-    assert bench_pages.profile_rounds("quick") == "3 rounds of 10 timed calls"
-    assert bench_pages.profile_rounds("compare") == (
+    assert bench_pages.facts()["warmup_ms"] == "100"
+    assert bench_pages.facts()["launch_bound_us"] == "10"
+    assert bench_pages.facts()["min_rounds"] == str(METHOD["min_rounds"])
+    assert "nope" not in bench_pages.facts()  # the hook refuses unknown keys
+    assert bench_pages.facts()["rounds_quick"] == "3 rounds of 10 timed calls"
+    assert bench_pages.facts()["rounds_compare"] == (
         "5 rounds of 20 timed calls (5 of 10 on a CPU)"
     )
     assert set(PROFILE_ROUNDS) >= {"quick", "full"}
-    assert bench_pages.schema_version() == "2"
+    assert bench_pages.facts()["schema_version"] == "2"
 
 
 def target(metric, at_least, shape=None, note=""):
