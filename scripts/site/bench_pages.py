@@ -333,6 +333,7 @@ def kernel_results(
     """The Markdown block a page shows for one kernel: the newest result of
     each GPU that ran it, side by side (each with its own ratios, never
     mixed), or the newest CPU result while no GPU has."""
+    root = Path(root)
     results = newest_per_device(load_results(results_dir, root), kernel)
     if not results:
         return (
