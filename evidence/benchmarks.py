@@ -88,10 +88,35 @@ def load_results(
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if adding is not None:
         paths.append(Path(adding))
+    key = _folder_key(paths, Path(root))
+    if key is not None and key in _loaded:
+        return list(_loaded[key])
     results = [load_result(p, root) for p in paths]
     check_folder(results, root)
     # Dates were checked on load; compare them as times, not as text.
-    return sorted(results, key=lambda r: (parse_utc(r.started), r.name))
+    results.sort(key=lambda r: (parse_utc(r.started), r.name))
+    if key is not None:
+        _loaded[key] = tuple(results)
+    return results
+
+
+# One build asks for the same folder from every page: the checked results of
+# a folder whose files (and catalog) have not changed since, by inode, size
+# and modification time. Callers treat a Result's data as read-only.
+_loaded: dict[tuple, tuple[Result, ...]] = {}
+
+
+def _folder_key(paths: list[Path], root: Path) -> tuple | None:
+    stats = []
+    for path in [*paths, root / CATALOG]:
+        try:
+            stat = path.lstat()
+        except OSError:
+            return None  # let load_result say what is wrong
+        stats.append(
+            (str(path.absolute()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        )
+    return (str(root.absolute()), tuple(stats))
 
 
 def run_identity(data: dict) -> tuple:
