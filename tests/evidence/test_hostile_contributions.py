@@ -460,3 +460,25 @@ def test_a_strict_build_shows_a_hostile_file_inert_or_refuses_it_by_name(tmp_pat
     errors = [line for line in result.stderr.splitlines() if "hostile.json" in line]
     assert errors and "field 'device.name'" in errors[0], result.stderr[-2000:]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "pad, message",
+    [
+        ("samples", "more than 150000 values; a bench file is far smaller"),
+        ("bytes", "larger than 4 MiB for a bench file"),
+    ],
+)
+def test_a_padded_file_is_refused_before_it_is_validated(root, pad, message):
+    """Validation is what a build pays per value: a file padded with numbers
+    (or with white space) is refused by a count, before any parsing."""
+    data = valid()
+    if pad == "samples":
+        data["rows"][0]["samples_ms"] = [1.0] * 160_000
+        text = json.dumps(data)
+    else:
+        text = json.dumps(data) + " " * (4 * 2**20)
+    (root / "results" / "bench" / "hostile.json").write_text(text)
+    with pytest.raises(ResultFileError) as refused:
+        load_results(root / "results" / "bench", root)
+    assert one_line(refused.value) == f"{SHOWN}: {message}"
