@@ -9,11 +9,11 @@ Pages place results with the build hook's placeholders:
   a link to the raw file. Marked **stale** when the kernel's source changed.
 * ``all_results()``: every result file with its identity and ceilings (CPU
   runs, which differ little, in one table).
-* ``goals_table()`` (from the catalog, ``results/kernels.json``); and
-  ``facts()``: the method's settings, profiles' rounds, the schema version
+* ``facts()``: the method's settings, profiles' rounds, the schema version
   and the load limits, by key.
 
-The plots and the files copied into the site are ``scripts/site/bench_plot.py``.
+The plots and the files copied into the site are ``scripts/site/bench_plot.py``;
+the goals table (from the catalog) is ``scripts/site/bench_goals.py``.
 Files are read only through ``evidence.benchmarks.load_results``: a file
 that fails a check raises ``ResultFileError`` naming the file and the field,
 which fails the build. Every string from a file is printed through
@@ -28,7 +28,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from evidence import ROOT, ResultFileError, display_path, enum, read, schema
+from evidence import ROOT, ResultFileError, display_path, enum, schema
 from evidence.benchmarks import (
     Result,
     load_results,
@@ -43,6 +43,7 @@ from evidence.method import (
 )
 from evidence.tables import markdown_table
 from evidence.text import inert
+from scripts.site.bench_goals import load_catalog, target_text
 from scripts.site.bench_plot import (
     plot_or_refuse,
     plot_site_path,
@@ -50,9 +51,9 @@ from scripts.site.bench_plot import (
     shapes_in_order,
 )
 
-CATALOG = ROOT / "results" / "kernels.json"
-
-__all__ = ["ResultFileError"]  # re-exported: the build reports it by name
+# Re-exported: the build reports ResultFileError by name; the decision memo
+# prints goals with target_text.
+__all__ = ["ResultFileError", "target_text"]
 
 # Statuses are defined once, in the schema (in this order there).
 OK, INCORRECT, ERROR, INTERPRETER_ONLY, IMPLAUSIBLE = enum("bench", "row_status")
@@ -542,54 +543,6 @@ def _datasheet_cell(result: Result) -> str:
         f"{format_rate(sheet['bf16_dense_flop_per_s'], 'flops')} bf16 dense "
         f"({inert(sheet.get('source', ''))})"
     )
-
-
-def load_catalog(path: Path | None = None, root: Path = ROOT) -> dict | None:
-    """The kernel catalog (results/kernels.json, written by
-    ``python -m scripts.catalog``), or None while it does not exist."""
-    path = Path(path) if path is not None else CATALOG
-    if not path.exists():
-        return None
-    return read("catalog", path, root).data
-
-
-def target_text(target: dict) -> str:
-    """One goal as the table prints it: "R ≥ 0.95", "≥ 1.4× eager"."""
-    level = target["at_least"]
-    if target["metric"] == "speedup_vs_eager":
-        text = f"≥ {level:g}× eager"
-    else:
-        text = f"{target['metric']} ≥ {level:.2f}"
-    shape = target.get("shape")
-    if shape:
-        sizes = list(shape.values())
-        same = len(set(sizes)) == 1 and len(sizes) == 3
-        text += f" at {sizes[0]}³" if same else " at " + "×".join(map(str, sizes))
-    if target.get("note"):
-        text += f" {target['note']}"
-    return text
-
-
-def goals_table(catalog: Path | None = None, root: Path = ROOT) -> str:
-    """The goals of every kernel, one row per regime, from the catalog."""
-    data = load_catalog(catalog, root)
-    if data is None:
-        return (
-            "The goals table is not available: `results/kernels.json` has not "
-            "been written yet (`make catalog` writes it from the kernels' "
-            "descriptors).\n"
-        )
-    rows = [
-        [
-            entry["title"],
-            goal.get("regime") or "—",
-            ", ".join(target_text(t) for t in goal["must"]),
-            ", ".join(target_text(t) for t in goal.get("stretch", ())) or "—",
-        ]
-        for entry in data["kernels"].values()
-        for goal in entry.get("goals", ())
-    ]
-    return markdown_table(["Kernel", "Where", "Must", "Stretch"], rows) + "\n"
 
 
 def every_kernel_results(

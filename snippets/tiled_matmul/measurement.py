@@ -20,7 +20,7 @@ Every string from the file is printed through ``evidence.text.inert``.
 import math
 from pathlib import Path
 
-from evidence import ROOT, ResultFileError, display_path, read
+from evidence import ROOT, read
 from evidence.benchmarks import CATALOG, load_results, newest, stale_changes
 from evidence.text import inert
 from snippets.tiled_matmul.traffic import operand_request_bytes
@@ -34,8 +34,8 @@ def reading(
     *, results_dir: Path | None = None, root: Path = ROOT, catalog: Path | None = None
 ) -> str:
     """The words under the matmul table, from the same result file the table
-    shows, checked against the catalog's matmul goals; a file whose matmul
-    rows cannot be read is refused by name."""
+    shows, checked against the catalog's matmul goals; a row without an M,
+    N, K shape is reported as not measured."""
     result = newest(load_results(results_dir, root), KERNEL)
     catalog = Path(catalog) if catalog is not None else Path(root) / CATALOG
     entry = None
@@ -47,12 +47,27 @@ def reading(
     note = ""
     if stale_changes(result, KERNEL, root):
         note = ", from an older version of the kernel (see the stale note)"
+    # A row without M, N and K names no shape: not measured, never a crash.
+    data = dict(result.data)
+    data["rows"] = [row for row in data["rows"] if _has_shape(row)]
+    text = reading_of(data, goals, source_note=note)
+    skipped = len(result.data["rows"]) - len(data["rows"])
+    if skipped:
+        text += (
+            f"\n\n{skipped} of the file's rows name no M, N and K shape: those "
+            "are not measured here."
+        )
+    return text
+
+
+def _has_shape(row: dict) -> bool:
+    if row.get("kernel") != KERNEL:
+        return True
     try:
-        return reading_of(result.data, goals, source_note=note)
-    except ValueError as exc:
-        raise ResultFileError(
-            f"{display_path(result.path, root)}: field 'rows': {exc}"
-        ) from None
+        _shape(row)
+    except ValueError:
+        return False
+    return True
 
 
 def goal_levels(goals) -> tuple[dict[tuple[int, int, int], float], float | None]:

@@ -256,7 +256,7 @@ CASES = [
         edit(lambda d: d["identity"].update(finished_utc="2020-01-01T00:00:00Z")),
         "identity.finished_utc",
     ),
-    ("matmul-rows-without-k", edit(_matmul_without_k), "rows"),
+    ("matmul-rows-without-k", edit(_matmul_without_k), None),
 ]
 
 
@@ -414,6 +414,13 @@ def test_contribute_says_one_line_for_a_hostile_file(root, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code == contribute_tool.EXIT_REFUSED
     assert err.count("\n") == 1 and "field 'device.name'" in err
+
+
+def test_matmul_rows_without_a_shape_are_not_measured(root):
+    folder = root / "results" / "bench"
+    (folder / "hostile.json").write_text(json.dumps(edit(_matmul_without_k)()))
+    text = measurement.reading(results_dir=folder, root=root)
+    assert "4 of the file's rows name no M, N and K shape" in text
 
 
 def test_the_lesson_prints_a_hostile_name_inert():

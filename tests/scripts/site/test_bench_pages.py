@@ -20,7 +20,7 @@ import pytest
 from evidence import current_sources, sha256_bytes
 from evidence.benchmarks import load_results
 from evidence.method import METHOD, PROFILE_ROUNDS
-from scripts.site import bench_pages, bench_plot
+from scripts.site import bench_goals, bench_pages, bench_plot
 from snippets.tiled_matmul import measurement
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"
@@ -333,20 +333,20 @@ def catalog(tmp_path, monkeypatch):
     path = tmp_path / "kernels.json"
     path.write_text(json.dumps(CATALOG))
 
-    real_read = bench_pages.read
+    real_read = bench_goals.read
 
     def read_plain(kind, file, root=None):
         if kind != "catalog":
             return real_read(kind, file, root)
         return type("Loaded", (), {"data": json.loads(Path(file).read_text())})
 
-    monkeypatch.setattr(bench_pages, "read", read_plain)
+    monkeypatch.setattr(bench_goals, "read", read_plain)
     monkeypatch.setattr(measurement, "read", read_plain)
     return path
 
 
 def test_goals_table_has_every_kernel_row(catalog):
-    text = bench_pages.goals_table(catalog)
+    text = bench_goals.goals_table(catalog)
     assert text.count("\n") == len(CATALOG["kernels"]) + 2
     assert "| Kernel | Where | Must | Stretch |" in text
     assert (
@@ -360,7 +360,7 @@ def test_goals_table_has_every_kernel_row(catalog):
 
 
 def test_goals_table_without_a_catalog_says_not_available(tmp_path):
-    text = bench_pages.goals_table(tmp_path / "kernels.json")
+    text = bench_goals.goals_table(tmp_path / "kernels.json")
     assert "not available" in text and "|" not in text
 
 
