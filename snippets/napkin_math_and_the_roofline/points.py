@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evidence.text import inert
 from kernels.devices import H200
 from snippets.napkin_math_and_the_roofline.floor import (
     PEAKS,
@@ -140,7 +141,7 @@ def measured_text() -> str:
         )
     return (
         f"Hollow markers are {len(found)} measured points from "
-        f"`{found[0]['file']}` ({found[0]['device']})"
+        f"<code>{inert(found[0]['file'])}</code> ({inert(found[0]['device'])})"
     )
 
 

@@ -12,6 +12,8 @@ import ast
 import json
 from pathlib import Path
 
+from evidence.text import inert
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "results" / "bench"
 TIMER = "scripts/bench/timing.py"
@@ -93,9 +95,9 @@ def run_text(what: str, shape: str = "1024×1024", provider: str = "compile") ->
     data = newest_compare()
     row = _row(data, shape, provider)
     values = {
-        "device": data["device"]["name"],
+        "device": inert(data["device"]["name"]),
         "kind": data["identity"]["device_kind"],
-        "timer": row["timer"],
+        "timer": inert(row["timer"]),
         "first": fmt_ms(row["first_call_ms"]),
         "median": fmt_ms(row["median_ms"]),
         "p20": fmt_ms(row["p20_ms"]),
