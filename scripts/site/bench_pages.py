@@ -64,7 +64,7 @@ def facts() -> dict[str, str]:
     """The method's settings, the profiles' round counts, the schema version
     and the limits the result model checks on load, each as a page prints it
     (``<!-- fact: scripts/site/bench_pages.py:KEY -->``)."""
-    from evidence import MAX_BYTES
+    from evidence import MAX_BYTES_BY_KIND, MAX_VALUES_BY_KIND
     from evidence.text import DEFAULT_NAME_LIMIT, MESSAGE_LIMIT, NAME_LIMITS
 
     values = {
@@ -77,7 +77,8 @@ def facts() -> dict[str, str]:
         schema("bench")["properties"]["schema_version"]["const"]
     )
     values.update(
-        max_mib=str(MAX_BYTES >> 20),
+        max_mib=str(MAX_BYTES_BY_KIND["bench"] >> 20),
+        max_values=f"{MAX_VALUES_BY_KIND['bench']:,}",
         device_name_limit=str(NAME_LIMITS["name"]),
         name_limit=str(DEFAULT_NAME_LIMIT),
         message_limit=str(MESSAGE_LIMIT),
