@@ -569,10 +569,11 @@ def every_kernel_results(
     return "\n\n".join(blocks) + "\n"
 
 
-def check_pages(results_dir: Path, root: Path = ROOT) -> None:
+def check_pages(results_dir: Path, root: Path = ROOT, *, plots: bool = True) -> None:
     """Render everything the benchmark pages show from ``results_dir``
-    (tables, notes, captions, plots, the list of results, the matmul
-    reading); any failure becomes ResultFileError naming the file."""
+    (tables, notes, captions, plots unless ``plots`` is False, the list of
+    results, the matmul reading); any failure becomes ResultFileError naming
+    the file."""
     from scripts.site.gpu_status import gpu_results_text
     from snippets.tiled_matmul.measurement import reading
 
@@ -589,7 +590,8 @@ def check_pages(results_dir: Path, root: Path = ROOT) -> None:
                     f"{shown}: the {kernel} table cannot be shown: "
                     f"{type(exc).__name__}: {str(exc)[:200]}"
                 ) from None
-            plot_or_refuse(result, kernel, root)
+            if plots:
+                plot_or_refuse(result, kernel, root)
     all_results(results_dir=results_dir, root=root)
     gpu_results_text(results_dir, root)
     reading(results_dir=results_dir, root=root)

@@ -36,6 +36,7 @@ def reading(
     """The words under the matmul table, from the same result file the table
     shows, checked against the catalog's matmul goals; a row without an M,
     N, K shape is reported as not measured."""
+    root = Path(root)
     result = newest(load_results(results_dir, root), KERNEL)
     catalog = Path(catalog) if catalog is not None else Path(root) / CATALOG
     entry = None

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -260,10 +259,10 @@ CASES = [
 ]
 
 
-def render_everything(folder: Path, root: Path) -> str:
+def render_everything(folder: Path, root: Path, plots: bool = False) -> str:
     """What the build prints from the folder (check_pages draws the rest:
-    plots, captions, the matmul reading)."""
-    bench_pages.check_pages(folder, root)
+    captions, the matmul reading, and with ``plots`` the plots)."""
+    bench_pages.check_pages(folder, root, plots=plots)
     kernels = sorted({k for r in load_results(folder, root) for k in r.data["kernels"]})
     texts = [
         bench_pages.kernel_results(
@@ -301,8 +300,9 @@ def test_a_hostile_file_is_refused_by_name_or_shown_inert(
     (folder / "hostile.json").write_text(raw)
     before = files_under(root)
     # The build's answer.
-    if field is None:
-        assert_inert(render_everything(folder, root))
+    if field is None:  # the plots' text is checked once, for every field
+        plots = case == "injection-in-every-printed-field"
+        assert_inert(render_everything(folder, root, plots))
     else:
         with pytest.raises(ResultFileError) as refused:
             render_everything(folder, root)
@@ -432,33 +432,37 @@ def test_the_lesson_prints_a_hostile_name_inert():
 
 
 def test_a_strict_build_shows_a_hostile_file_inert_or_refuses_it_by_name(tmp_path):
-    """Two real builds of a one-page site drawing from a hostile folder (a
-    build takes seconds: this is the must-show that the hooks, not only the
-    page functions, keep data inert)."""
+    """Two real builds of a one-page site whose page reads a hostile folder
+    through the matmul lesson (a build takes seconds: this is the must-show
+    that the hooks, not only the page functions, keep data inert; the page
+    names no bench_pages insert, so the build draws no plots)."""
     from tests.site.sitebuild import run_build, variant_config
 
     root = tmp_path / "checkout"
     (root / "kernels").mkdir(parents=True)
-    for name in ("fixture_add.py", "fixture_mm.py"):
+    for name in ("fixture_add.py", "fixture_mm.py", "matmul.py"):
         (root / "kernels" / name).write_text("# fixture\n")
     folder = root / "results" / "bench"
     folder.mkdir(parents=True)
-    shutil.copy(FIXTURES / "catalog" / "kernels.json", root / "results")
-    (folder / "hostile.json").write_text(json.dumps(in_every_printed_field(valid())))
-    call = f'kernel_results("fixture_add", results_dir="{folder}", root="{root}")'
-    body = f"<!-- insert: scripts/site/bench_pages.py:{call} -->\n"
+    catalog = json.loads((FIXTURES / "catalog" / "kernels.json").read_text())
+    catalog["kernels"]["matmul"] = copy.deepcopy(catalog["kernels"]["fixture_mm"])
+    (root / "results" / "kernels.json").write_text(json.dumps(catalog))
+    data = as_matmul(in_every_printed_field(valid()))
+    data["rows"][9].update(status="incorrect", reason=MESSAGE, timed=False)
+    (folder / "hostile.json").write_text(json.dumps(data))
+    call = f'reading(results_dir="{folder}", root="{root}")'
+    body = f"<!-- insert: snippets/tiled_matmul/measurement.py:{call} -->\n"
     site = tmp_path / "site"
-    config = variant_config(
-        tmp_path, {"index.md": f"---\naccess: free\n---\n\n# T\n\n{body}"}
-    )
+    page = f"---\naccess: free\n---\n\n# T\n\n{body}"
+    config = variant_config(tmp_path, {"index.md": page})
     result = run_build(config, site)
     assert result.returncode == 0, result.stderr[-2000:]
-    page = (site / "index.html").read_text()
-    assert "&lt;b onclick" in page and "<b onclick" not in page
-    assert 'onclick="y"' not in page and "diagram-slot" not in page
+    html = (site / "index.html").read_text()
+    assert "&lt;b onclick" in html and "<b onclick" not in html
+    assert 'onclick="y"' not in html and "diagram-slot" not in html
     readme = (ROOT / "README.md").read_text().splitlines()[0].lstrip("# ")
-    assert readme not in page  # the include in a message was never pasted
-    assert not (tmp_path / "checkout" / "site").exists()
+    assert readme not in html  # the include in a message was never pasted
+    assert not (root / "site").exists() and not (site / "bench").exists()
     (folder / "hostile.json").write_text(
         json.dumps(edit(lambda d: d["device"].update(name="NVIDIA \u041d200"))())
     )
