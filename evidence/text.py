@@ -9,8 +9,9 @@ Two halves of one rule, "data is never markup":
   limit. That refuses look-alike letters (a Cyrillic "Н" in "NVIDIA Н200"),
   bidi controls, zero-width characters, lone surrogates and control
   characters. Messages the runner writes (a failed row's reason, an error, a
-  flag) may hold any printable character of any script and newlines, but
-  never format, control or surrogate code points, and are longer.
+  flag) may hold any printable character of any script, line breaks, tabs
+  and terminal colour escapes, but never format (bidi, zero-width), other
+  control or surrogate code points, and are longer.
 * ``inert(value)`` turns any string from a file into text a Markdown page
   shows as itself: HTML, Markdown, ``attr_list`` (``{``, ``}``, ``=``,
   quotes), emoji shortcodes (a colon that could open one) and the build's
@@ -44,6 +45,8 @@ NAME_LIMITS = {
     "torch_cuda": 100,
     "driver": 100,
     "commit": 64,
+    # A library's device kernel names are long C++ template instances.
+    "device_kernels": 4000,
 }
 DEFAULT_NAME_LIMIT = 400
 #: Keys whose strings are messages (free text from exceptions and checks).
@@ -51,6 +54,9 @@ MESSAGE_KEYS = frozenset(
     {"error", "reason", "flags", "notes", "argv", "changed_files", "what"}
 )
 MESSAGE_LIMIT = 2000
+#: Controls a message may hold: line breaks and tabs (shown as spaces) and
+#: the escape that starts a terminal colour code in a compiler's error.
+MESSAGE_CONTROLS = frozenset("\n\r\t\x1b")
 
 # Markdown, attr_list, HTML and the build's placeholders: every character a
 # page's Markdown could read as syntax, as a numeric character reference.
@@ -90,7 +96,7 @@ def string_problem(key: str, value: str) -> str | None:
         if len(value) > MESSAGE_LIMIT:
             return f"longer than {MESSAGE_LIMIT} characters ({len(value)})"
         for char in value:
-            if char in "\n\t":
+            if char in MESSAGE_CONTROLS:
                 continue
             why = _refused_code_point(char)
             if why:

@@ -38,6 +38,7 @@ def test_inert_shows_markup_as_its_characters(text, shown):
         ("name", "A" * 101, "longer than 100 characters (101)"),
         ("error", "e" * 2001, "longer than 2000 characters (2001)"),
         ("error", "bad\u2066", "invisible format character U+2066"),
+        ("error", "nul\x00", "control or unassigned character U+0000"),
     ],
 )
 def test_a_string_a_page_cannot_print_is_named(key, value, why):
@@ -47,7 +48,9 @@ def test_a_string_a_page_cannot_print_is_named(key, value, why):
 def test_plain_names_and_messages_pass():
     assert string_problem("name", "Intel(R) Xeon(R) CPU @ 2.20GHz") is None
     assert string_problem("shape_text", "B1 H2 S65 D32 causal 3×1031") is None
-    assert string_problem("error", "RuntimeError: ‘x’ failed\n\tat é") is None
+    assert string_problem("error", "RuntimeError: ‘x’ failed\r\n\tat é") is None
+    assert string_problem("error", "\x1b[31merror\x1b[0m") is None  # a colour
+    assert string_problem("device_kernels", "void f<" + "int, " * 300 + ">") is None
 
 
 def test_the_first_problem_names_its_field_and_keys_are_checked():
