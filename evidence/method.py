@@ -346,8 +346,9 @@ _SIZE_TOLERANCE = {"memory_bytes": (0.85, 1.2), "l2_bytes": (0.5, 2.0)}
 
 def _check_device(data: dict[str, Any], shown: str) -> None:
     """A known device's SM count, memory and L2 agree with its datasheet; an
-    unknown name carrying a known device's exact figures is refused (a
-    "B200" with an H200's SMs and memory); a uuid looks like one."""
+    unknown name that does not mention a known device yet carries its SM
+    count and memory is refused (a "B200" with an H200's SMs and memory; an
+    "H200 NVL" is a variant, not an impostor); a uuid looks like one."""
     from kernels.devices import KNOWN
 
     if data["identity"]["device_kind"] != "cuda":
@@ -358,7 +359,9 @@ def _check_device(data: dict[str, Any], shown: str) -> None:
     if uuid is not None and not _UUID.match(str(uuid)):
         raise _refuse(shown, "device.uuid", "not a GPU uuid (hex digits and hyphens)")
     if figures is None:
-        for known in KNOWN.values():
+        for key, known in KNOWN.items():
+            if key in device["name"]:
+                continue  # a variant ("NVIDIA H200 NVL", "GH200"): its own part
             same_sms = device.get("sm_count") == known.sm_count
             memory = device.get("memory_bytes")
             if same_sms and _near(memory, known.memory_bytes, "memory_bytes"):

@@ -349,6 +349,13 @@ def test_a_second_file_of_the_same_run_is_refused_whatever_its_bytes(
     assert [p.name for p in folder.iterdir()] == ["a-real.json"]
 
 
+def test_a_variant_of_a_known_device_is_not_taken_for_an_impostor(root):
+    data = h200(valid())
+    data["device"]["name"] = "NVIDIA H200 NVL"  # 132 SMs, 141 GB, its own part
+    (root / "results" / "bench" / "nvl.json").write_text(json.dumps(data))
+    assert len(load_results(root / "results" / "bench", root)) == 1
+
+
 def test_one_uuid_is_one_device(root):
     folder = root / "results" / "bench"
     uuid = "0123abcd-0123-4567-89ab-0123456789ab"
