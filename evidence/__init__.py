@@ -32,6 +32,14 @@ KINDS = ("bench", "artifact", "verdict", "catalog", "serving", "sanitizer")
 KINDS += ("collectives",)  # python -m scripts.collectives
 #: The largest result file read (a real one is well under 1 MiB).
 MAX_BYTES = 16 * 2**20
+#: A smaller limit for kinds every page reads again (a GPU run's bench file
+#: is well under 1 MiB; a larger one would only slow every build down).
+MAX_BYTES_BY_KIND = {"bench": 4 * 2**20}
+#: The most values (counted by separators, before parsing) a bench file may
+#: hold. An estimate, since no GPU file exists yet: a full run of every kernel
+#: is about 170 rows of about 100 values. Validating each value costs time in
+#: every build, so a file padded with numbers must not get that far.
+MAX_VALUES_BY_KIND = {"bench": 150_000}
 #: Deepest nesting accepted before parsing (real files nest under 10 deep).
 MAX_DEPTH = 32
 
@@ -189,6 +197,16 @@ def read(kind: str, path: Path, root: Path = ROOT) -> Loaded:
         raw = handle.read(MAX_BYTES + 1)  # the file may have grown since stat
     if len(raw) > MAX_BYTES:
         raise ResultFileError(f"{shown}: larger than {MAX_BYTES >> 20} MiB")
+    limit = MAX_BYTES_BY_KIND.get(kind, MAX_BYTES)
+    if len(raw) > limit:
+        raise ResultFileError(
+            f"{shown}: larger than {limit >> 20} MiB for a {kind} file"
+        )
+    values = MAX_VALUES_BY_KIND.get(kind)
+    if values is not None and raw.count(b",") > values:
+        raise ResultFileError(
+            f"{shown}: more than {values} values; a {kind} file is far smaller"
+        )
     if _too_deep(raw):
         raise ResultFileError(f"{shown}: nested more than {MAX_DEPTH} levels deep")
     try:

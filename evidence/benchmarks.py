@@ -8,16 +8,19 @@ checks.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import evidence
 from evidence import (
     ROOT,
     ResultFileError,
     current_sources,
     display_path,
     read,
-    stale_changes,
 )
 from evidence.method import check_consistency, parse_utc
 
@@ -62,24 +65,141 @@ def known_kernels(root: Path = ROOT) -> frozenset[str]:
 
 
 def load_result(path: Path, root: Path = ROOT) -> Result:
-    """One result file, validated against the schema, the kernel catalog and
-    the method's cross-field rules, or ResultFileError naming the file and
-    field."""
+    """One result file, validated against the schema, the kernel catalog, the
+    method's cross-field rules (``check_consistency``) and, where the git
+    history holds the recorded commit, the kernel hashes of that commit; or
+    ResultFileError naming the file and field."""
     loaded = read("bench", path, root)
-    check_consistency(loaded.data, display_path(path, root), known_kernels(root))
+    shown = display_path(path, root)
+    check_consistency(loaded.data, shown, known_kernels(root))
+    _check_commit_hashes(loaded.data, shown, Path(root))
     return Result(Path(path), loaded.name, loaded.raw, loaded.sha256, loaded.data)
 
 
-def load_results(results_dir: Path | None = None, root: Path = ROOT) -> list[Result]:
-    """Every result file, oldest first (by start time, then name). Each goes
-    through ``load_result`` and so ``read``, which refuses a directory or a
-    symlink named *.json."""
+def load_results(
+    results_dir: Path | None = None, root: Path = ROOT, *, adding: Path | None = None
+) -> list[Result]:
+    """Every result file, oldest first (by start time, then name), each
+    through ``load_result`` (and so ``read``, which refuses a directory or a
+    symlink named *.json), then checked as a set: one file per run, one name
+    per GPU uuid. ``adding`` is a file checked as if it were in the folder,
+    after the files there (what contribute asks)."""
     folder = Path(results_dir) if results_dir is not None else RESULTS_DIR
-    if not folder.is_dir():
-        return []
-    results = [load_result(p, root) for p in sorted(folder.glob("*.json"))]
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if adding is not None:
+        paths.append(Path(adding))
+    key = _folder_key(paths, Path(root))
+    if key is not None and key in _loaded:
+        return list(_loaded[key])
+    results = [load_result(p, root) for p in paths]
+    check_folder(results, root)
     # Dates were checked on load; compare them as times, not as text.
-    return sorted(results, key=lambda r: (parse_utc(r.started), r.name))
+    results.sort(key=lambda r: (parse_utc(r.started), r.name))
+    if key is not None:
+        _loaded[key] = tuple(results)
+    return results
+
+
+# One build asks for the same folder from every page: the checked results of
+# a folder whose files (and catalog) have not changed since, by inode, size
+# and modification time. Callers treat a Result's data as read-only.
+_loaded: dict[tuple, tuple[Result, ...]] = {}
+
+
+def _folder_key(paths: list[Path], root: Path) -> tuple | None:
+    stats = []
+    for path in [*paths, root / CATALOG]:
+        try:
+            stat = path.lstat()
+        except OSError:
+            return None  # let load_result say what is wrong
+        stats.append(
+            (str(path.absolute()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        )
+    return (str(root.absolute()), tuple(stats))
+
+
+def run_identity(data: dict) -> tuple:
+    """What makes two files the same run, whatever their bytes or names."""
+    identity = data["identity"]
+    return (
+        identity["commit"],
+        parse_utc(identity["started_utc"]),
+        identity["profile"],
+        data["device"]["name"],
+    )
+
+
+def check_folder(results: list[Result], root: Path = ROOT) -> None:
+    """One file per run (a re-serialised or edited copy of a run is refused,
+    the later one named) and, per GPU uuid, one device name and one set of
+    device figures across files."""
+    seen: dict[tuple, Result] = {}
+    devices: dict[str, tuple[Result, tuple]] = {}
+    for result in results:
+        shown = display_path(result.path, root)
+        key = run_identity(result.data)
+        if key in seen:
+            raise ResultFileError(
+                f"{shown}: field 'identity': the same run (commit, start, "
+                f"profile, device) as {seen[key].name}; one file per run"
+            )
+        seen[key] = result
+        device = result.data["device"]
+        uuid = device.get("uuid")
+        if not result.on_gpu or not uuid:
+            continue
+        facts = tuple(device.get(k) for k in ("name", "sm_count", "memory_bytes"))
+        if uuid in devices and devices[uuid][1] != facts:
+            raise ResultFileError(
+                f"{shown}: field 'device.uuid': the same GPU as in "
+                f"{devices[uuid][0].name}, with another name or figures"
+            )
+        devices.setdefault(uuid, (result, facts))
+
+
+def _check_commit_hashes(data: dict, shown: str, root: Path) -> None:
+    """A clean run's kernel hashes are those of its recorded commit, where
+    the checkout's git history has that commit (an old commit cannot claim
+    today's kernels). A dirty run is shown as such and not checked."""
+    identity = data["identity"]
+    if identity.get("dirty") or not (root / ".git").exists():
+        return
+    commit = str(identity["commit"])
+    if not _known_commit(str(root), commit):
+        return
+    for kernel, meta in data["kernels"].items():
+        for path, recorded in meta["sources"].items():
+            if _hash_at(str(root), commit, path) != recorded:
+                raise ResultFileError(
+                    f"{shown}: field 'kernels.{kernel}.sources': {path} at commit "
+                    f"{commit[:12]} does not have the recorded sha256 (a clean "
+                    "run records its commit's files)"
+                )
+
+
+def _git(root: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["git", "-C", root, *args], capture_output=True, timeout=30, check=False
+    )
+
+
+@functools.cache
+def _known_commit(root: str, commit: str) -> bool:
+    if not commit or commit.startswith("-") or not commit.isalnum():
+        return False
+    try:
+        found = _git(root, "cat-file", "-e", f"{commit}^{{commit}}")
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return found.returncode == 0
+
+
+@functools.cache
+def _hash_at(root: str, commit: str, path: str) -> str | None:
+    """sha256 of a file as the commit has it (None: not in that commit)."""
+    shown = _git(root, "show", f"{commit}:{path}")
+    return hashlib.sha256(shown.stdout).hexdigest() if shown.returncode == 0 else None
 
 
 def newest(
@@ -118,8 +238,8 @@ def newest_per_device(results: list[Result], kernel: str) -> list[Result]:
     return [cpu] if cpu else []
 
 
-def stale_sources(result: Result, kernel: str, root: Path = ROOT) -> list[dict]:
+def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[dict]:
     """The kernel's source files that changed since the run (empty: the
     result describes the code as it is now)."""
     recorded = result.data["kernels"][kernel]["sources"]
-    return stale_changes(recorded, current_sources(kernel, root))
+    return evidence.stale_changes(recorded, current_sources(kernel, root))

@@ -4,12 +4,18 @@ Usage::
 
     python -m scripts.bench.contribute PATH [PATH ...] [--results DIR]
 
-The file goes through every check the build applies (JSON Schema, the kernel
-catalog, dates, p20 <= median <= p80, and the datasheet bounds of a device the
-project knows), must come from a GPU, must not be in the folder already, and
-is then copied under a name made from its own identity. Nothing else is
-written. The Benchmarks page shows it beside other devices' results, never
-mixed into their ratios. Exit 0 on success, 2 with one line saying what is
+The file goes through exactly what the build runs: it is loaded with the
+files already in the folder by the one loader every page uses
+(``evidence.benchmarks.load_results``: the schema, the kernel catalog,
+printable text, dates, device, probe and datasheet bounds, kernel hashes
+against the commit, one file per run). The pages show whatever that loader
+accepts (a missing row says "not measured"; tests/evidence/
+test_hostile_contributions.py renders every page from hostile folders), so a
+file accepted here cannot break the build. It must come from a GPU and is then copied
+under a name made from its own identity. Nothing else is written
+(docs/reference/contributing-a-result.md says what is checked). The
+Benchmarks page shows it beside other devices' results, never mixed into
+their ratios. Exit 0 on success, 2 with one line saying what is
 wrong.
 """
 
@@ -22,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from evidence import ROOT, ResultFileError, display_path, sha256_file, slug
-from evidence.benchmarks import load_result
+from evidence.benchmarks import load_result, load_results
 from scripts.cli import OneLineParser
 
 EXIT_OK, EXIT_REFUSED = 0, 2
@@ -41,7 +47,7 @@ def target_name(data: dict) -> str:
 
 def contribute(path: Path, results: Path = DEFAULT_DIR, root: Path = ROOT) -> Path:
     """Check one file and copy it into ``results``; ResultFileError if not."""
-    result = load_result(path, root)  # schema, catalog, dates, datasheet
+    result = load_result(path, root)  # every check on the file alone
     shown = display_path(path, root)
     if not result.on_gpu:
         raise ResultFileError(
@@ -51,6 +57,7 @@ def contribute(path: Path, results: Path = DEFAULT_DIR, root: Path = ROOT) -> Pa
     for existing in sorted(results.glob("*.json")):
         if existing.is_file() and sha256_file(existing) == result.sha256:
             raise ResultFileError(f"{shown}: already in {existing.name}")
+    load_results(results, root, adding=path)  # and beside the files there
     target = results / target_name(result.data)
     if target.exists():
         raise ResultFileError(f"{shown}: {target.name} exists already; not replaced")

@@ -7,16 +7,18 @@ Pages place results with the build hook's placeholders:
   one): a table (rows shapes, columns providers) and an SVG plot, captioned
   with the device, software, commit, date and the result file's sha256, with
   a link to the raw file. Marked **stale** when the kernel's source changed.
-* ``all_results()``: every result file with its identity and ceilings.
-* ``goals_table()`` (from the catalog, ``results/kernels.json``),
-  ``method_value(NAME)``, ``profile_rounds(PROFILE)``, ``schema_version()``.
-* ``matmul_reading()``: the words under the matmul table
-  (``snippets/tiled_matmul/measurement.py``, fed the same result file).
+* ``all_results()``: every result file with its identity and ceilings (CPU
+  runs, which differ little, in one table).
+* ``facts()``: the method's settings, profiles' rounds, the schema version
+  and the load limits, by key.
 
-``site_files()`` returns the plots and raw result files (site path -> bytes);
-the hook writes them into the built site. Files are read only through
-``evidence.read("bench", path)``: a malformed one raises
-``ResultFileError`` naming the file and the field, which fails the build.
+The plots and the files copied into the site are ``scripts/site/bench_plot.py``;
+the goals table (from the catalog) is ``scripts/site/bench_goals.py``.
+Files are read only through ``evidence.benchmarks.load_results``: a file
+that fails a check raises ``ResultFileError`` naming the file and the field,
+which fails the build. Every string from a file is printed through
+``evidence.text.inert``. ``check_pages(folder)`` renders everything these
+pages show from one folder, as contribute does before accepting a file.
 
 This module imports neither torch nor Triton: the site build must stay fast.
 """
@@ -24,23 +26,14 @@ This module imports neither torch nor Triton: the site build must stay fast.
 from __future__ import annotations
 
 import html
-import io
-import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from evidence import (
-    ROOT,
-    ResultFileError,
-    enum,
-    read,
-    schema,
-)
+from evidence import ROOT, ResultFileError, display_path, enum, schema
 from evidence.benchmarks import (
     Result,
     load_results,
-    newest,
     newest_per_device,
-    stale_sources,
+    stale_changes,
 )
 from evidence.method import (
     METHOD,
@@ -48,53 +41,59 @@ from evidence.method import (
     parse_utc,
     rounds_for,
 )
-from evidence.tables import cell, markdown_table
-from snippets.tiled_matmul.measurement import reading_of
+from evidence.tables import markdown_table
+from evidence.text import inert
+from scripts.site.bench_goals import load_catalog, target_text
+from scripts.site.bench_plot import (
+    plot_or_refuse,
+    plot_site_path,
+    raw_site_path,
+    shapes_in_order,
+)
 
-CATALOG = ROOT / "results" / "kernels.json"
-SITE_DIR = "bench"  # where plots and raw files go in the built site
-
-__all__ = ["ResultFileError"]  # re-exported: the build reports it by name
+# Re-exported: the build reports ResultFileError by name; the decision memo
+# prints goals with target_text.
+__all__ = ["ResultFileError", "target_text"]
 
 # Statuses are defined once, in the schema (in this order there).
 OK, INCORRECT, ERROR, INTERPRETER_ONLY, IMPLAUSIBLE = enum("bench", "row_status")
 COMPLETE = enum("bench", "run_status")[1]
 
 
-def method_value(name: str) -> str:
-    """One of the method's numbers, as the page prints it."""
-    if name not in METHOD:
-        raise KeyError(f"method_value: no setting {name!r}; known: {sorted(METHOD)}")
-    value = METHOD[name]
-    return f"{value:g}" if isinstance(value, float) else str(value)
+def facts() -> dict[str, str]:
+    """The method's settings, the profiles' round counts, the schema version
+    and the limits the result model checks on load, each as a page prints it
+    (``<!-- fact: scripts/site/bench_pages.py:KEY -->``)."""
+    from evidence import MAX_BYTES_BY_KIND, MAX_VALUES_BY_KIND
+    from evidence.text import DEFAULT_NAME_LIMIT, MESSAGE_LIMIT, NAME_LIMITS
+
+    values = {
+        name: f"{value:g}" if isinstance(value, float) else str(value)
+        for name, value in METHOD.items()
+    }
+    for profile in PROFILE_ROUNDS:
+        values[f"rounds_{profile}"] = _profile_rounds(profile)
+    values["schema_version"] = str(
+        schema("bench")["properties"]["schema_version"]["const"]
+    )
+    values.update(
+        max_mib=str(MAX_BYTES_BY_KIND["bench"] >> 20),
+        max_values=f"{MAX_VALUES_BY_KIND['bench']:,}",
+        device_name_limit=str(NAME_LIMITS["name"]),
+        name_limit=str(DEFAULT_NAME_LIMIT),
+        message_limit=str(MESSAGE_LIMIT),
+    )
+    return values
 
 
-def profile_rounds(profile: str) -> str:
+def _profile_rounds(profile: str) -> str:
     """How many timed calls a profile makes per provider and shape."""
-    if profile not in PROFILE_ROUNDS:
-        raise KeyError(f"profile_rounds: no profile {profile!r}")
     rounds, repeats = rounds_for(profile, "cuda")
     text = f"{rounds} rounds of {repeats} timed calls"
     cpu = rounds_for(profile, "cpu")
     if cpu != (rounds, repeats):
         text += f" ({cpu[0]} of {cpu[1]} on a CPU)"
     return text
-
-
-def schema_version() -> str:
-    return str(schema("bench")["properties"]["schema_version"]["const"])
-
-
-def latest_for(kernel: str, results: list[Result]) -> Result | None:
-    """The result a kernel's table shows first: the newest holding it, GPU
-    first."""
-    return newest(results, kernel)
-
-
-def results_for(kernel: str, results: list[Result]) -> list[Result]:
-    """The results a kernel's section shows: the newest of each GPU device
-    that ran it, by device name, or the newest CPU one when no GPU did."""
-    return newest_per_device(results, kernel)
 
 
 # --------------------------------------------------------------------------
@@ -133,62 +132,22 @@ def format_bytes(count: int) -> str:
     return f"{count} B"
 
 
-# Characters that Markdown would read as syntax (links, code, emphasis,
-# escapes), written as character references so they show as themselves.
-_MARKDOWN_SYNTAX = {c: f"&#{ord(c)};" for c in "\\`*_[]!~"}
-_MARKDOWN_RE = re.compile("[" + re.escape("".join(_MARKDOWN_SYNTAX)) + "]")
-
-
-def text_from_file(value: object) -> str:
-    """Any text that comes from a result file, as a page shows it: HTML
-    escaped, pipes and newlines made harmless (``evidence.tables.cell``), and
-    Markdown syntax shown literally, so a file can add neither markup nor a
-    link to the page."""
-    return _MARKDOWN_RE.sub(lambda m: _MARKDOWN_SYNTAX[m.group()], cell(value))
-
-
-#: A name that may become part of a path in the built site.
-_SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-def _site_path(*parts: str) -> str:
-    """``SITE_DIR/parts...``, refused unless every part is a plain name, so
-    nothing a result file says can put a file outside the site folder."""
-    for part in parts:
-        if not _SITE_NAME.match(part) or ".." in part:
-            raise ResultFileError(f"{part[:80]!r}: not a safe name for a site path")
-    path = PurePosixPath(SITE_DIR, *parts)
-    assert path.parts[0] == SITE_DIR and ".." not in path.parts
-    return path.as_posix()
-
-
 def _relative(page_url: str, target: str) -> str:
     depth = len([part for part in page_url.split("/") if part])
     return "../" * depth + target
 
 
-def raw_site_path(result: Result) -> str:
-    return _site_path("results", result.name)
-
-
-def plot_site_path(
-    kernel: str, result: Result | None = None, primary: bool = True
-) -> str:
-    """The kernel's plot; a second device's plot carries its file's hash."""
-    if primary or result is None:
-        return _site_path(f"{kernel}.svg")
-    return _site_path(f"{kernel}-{result.sha256[:12]}.svg")
-
-
 def device_text(result: Result) -> str:
-    device = result.data["device"]
+    """Markdown: the file's device name made inert inside our words (so are
+    the other ``*_text`` functions that show file text)."""
+    name = inert(result.data["device"]["name"])
     if result.on_gpu:
-        return f"GPU: {device['name']}"
-    return f"CPU, host timers: {device['name']}"
+        return f"GPU: {name}"
+    return f"CPU, host timers: {name}"
 
 
 def software_text(result: Result) -> str:
-    sw = result.data["software"]
+    sw = {k: inert(v) if v else v for k, v in result.data["software"].items()}
     cuda = sw.get("torch_cuda")
     torch_text = f"torch {sw['torch']}" + (f" (CUDA {cuda})" if cuda else "")
     text = f"Python {sw['python']}, {torch_text}, Triton {sw['triton']}"
@@ -199,7 +158,7 @@ def software_text(result: Result) -> str:
 
 def commit_text(result: Result) -> str:
     identity = result.data["identity"]
-    text = identity["commit"][:12]
+    text = inert(identity["commit"][:12])
     if identity.get("dirty"):
         text += " (uncommitted changes)"
     return text
@@ -232,15 +191,6 @@ def cell_text(row: dict) -> str:
     return text
 
 
-def _shapes_in_order(rows: list[dict]) -> list[str]:
-    seen: list[str] = []
-    for row in rows:
-        key = f"{row['shape_text']} {row['dtype']}"
-        if key not in seen:
-            seen.append(key)
-    return seen
-
-
 def ratio_r(rows_by_provider: dict, baselines: list[str]) -> float | None:
     """R = min(baseline medians) / custom median, for timed, valid rows."""
     custom = rows_by_provider.get("triton")
@@ -266,11 +216,11 @@ def results_table(result: Result, kernel: str) -> str:
     show_r = result.on_gpu
     header = ["Shape", *providers, *(["R"] if show_r else []), "Label"]
     body = []
-    for shape in _shapes_in_order(rows):
+    for shape in shapes_in_order(rows):
         by_provider = {
             r["provider"]: r for r in rows if f"{r['shape_text']} {r['dtype']}" == shape
         }
-        cells = [text_from_file(shape)]
+        cells = [inert(shape)]
         for provider in providers:
             row = by_provider.get(provider)
             cells.append(cell_text(row) if row else "—")
@@ -278,11 +228,11 @@ def results_table(result: Result, kernel: str) -> str:
             r = ratio_r(by_provider, baselines)
             cells.append(f"{r:.2f}" if r is not None else "—")
         labels = next(iter(by_provider.values()))["labels"]
-        cells.append(text_from_file(", ".join(labels)))
+        cells.append(inert(", ".join(labels)))
         body.append(cells)
     align = "l" + "r" * (len(header) - 2) + "l"
     # Cells are escaped above; the markup around them (<br>, bold) is ours.
-    escaped_header = [text_from_file(h) for h in header]
+    escaped_header = [inert(h) for h in header]
     return markdown_table(escaped_header, body, align, escape=False)
 
 
@@ -292,25 +242,25 @@ def row_notes(result: Result, kernel: str) -> list[str]:
     for row in result.data["rows"]:
         if row["kernel"] != kernel:
             continue
-        where = f"{row['shape_text']} {row['dtype']}, {row['provider']}"
+        where = inert(f"{row['shape_text']} {row['dtype']}, {row['provider']}")
         for flag in row.get("flags") or []:
-            notes.append(f"{where}: {flag}")
+            notes.append(f"{where}: {inert(flag)}")
         if row["status"] in (INCORRECT, ERROR):
             why = row.get("reason") or row.get("error") or "no reason recorded"
-            notes.append(f"{where}: {row['status']}: {why}")
+            notes.append(f"{where}: {row['status']}: {inert(why)}")
     for failure in result.data.get("shape_errors") or []:
         if failure.get("kernel") == kernel:
             notes.append(
-                f"{failure.get('shape_text', '?')}: could not run: "
-                f"{failure.get('error', '?')}"
+                f"{inert(failure.get('shape_text', '?'))}: could not run: "
+                f"{inert(failure.get('error', '?'))}"
             )
-    return [f"- {text_from_file(note)}" for note in notes]
+    return [f"- {note}" for note in notes]
 
 
-def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
-    """What changed in the kernel's source since the run, one line per file."""
+def stale_lines(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
+    """``stale_changes`` as the page says them, one line per file."""
     changes = []
-    for change in stale_sources(result, kernel, root):
+    for change in stale_changes(result, kernel, root):
         path, old, new = change["path"], change["was"], change["now"]
         if new is None:
             changes.append(f"`{path}` was removed (recorded sha256 `{old[:12]}`)")
@@ -326,19 +276,18 @@ def stale_changes(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
 def caption_html(result: Result, page_url: str) -> str:
     identity = result.data["identity"]
     parts = [
-        text_from_file(device_text(result)),
-        text_from_file(software_text(result)),
-        f"commit <code>{text_from_file(commit_text(result))}</code>",
-        text_from_file(date_text(result)),
-        f"profile {text_from_file(identity['profile'])}",
+        device_text(result),
+        software_text(result),
+        f"commit <code>{commit_text(result)}</code>",
+        date_text(result),
+        f"profile {inert(identity['profile'])}",
     ]
     if result.data["run_status"] != COMPLETE:
-        parts.append(f"run {text_from_file(result.data['run_status'])} (partial)")
+        parts.append(f"run {inert(result.data['run_status'])} (partial)")
     parts.append(f"sha256 <code>{result.sha256}</code>")
     link = _relative(page_url, raw_site_path(result))
     parts.append(
-        f'<a href="{html.escape(link)}" download>'
-        f"raw result ({text_from_file(result.name)})</a>"
+        f'<a href="{html.escape(link)}" download>raw result ({inert(result.name)})</a>'
     )
     return " · ".join(parts)
 
@@ -347,9 +296,9 @@ def library_kernels_text(result: Result, kernel: str) -> str:
     """Which device kernels each library baseline launched, per shape: SDPA
     picks its backend at run time, so the record says which one ran."""
     lines = [
-        f"- {text_from_file(row['provider'])} at "
-        f"{text_from_file(row['shape_text'])}: "
-        + ", ".join(f"<code>{text_from_file(n)}</code>" for n in row["device_kernels"])
+        f"- {inert(row['provider'])} at "
+        f"{inert(row['shape_text'])}: "
+        + ", ".join(f"<code>{inert(n)}</code>" for n in row["device_kernels"])
         for row in result.data["rows"]
         if row["kernel"] == kernel and row.get("device_kernels")
     ]
@@ -386,7 +335,8 @@ def kernel_results(
     """The Markdown block a page shows for one kernel: the newest result of
     each GPU that ran it, side by side (each with its own ratios, never
     mixed), or the newest CPU result while no GPU has."""
-    results = results_for(kernel, load_results(results_dir, root))
+    root = Path(root)
+    results = newest_per_device(load_results(results_dir, root), kernel)
     if not results:
         return (
             '!!! note "Not measured yet"\n\n'
@@ -397,7 +347,7 @@ def kernel_results(
     if len(results) == 1:
         return result_block(results[0], kernel, page_url, root, primary=True)
     return "\n\n".join(
-        f"#### {text_from_file(r.data['device']['name'])}\n\n"
+        f"#### {inert(r.data['device']['name'])}\n\n"
         + result_block(r, kernel, page_url, root, primary=i == 0)
         for i, r in enumerate(results)
     )
@@ -416,11 +366,11 @@ def result_block(
         )
     else:
         blocks.append(
-            f"*{text_from_file(result.data['device']['name'])}, measured* "
+            f"*{inert(result.data['device']['name'])}, measured* "
             "(CUDA events, L2 flushed by a read before every timed call; "
             "valid for that device and software only)."
         )
-    changes = stale_changes(result, kernel, root)
+    changes = stale_lines(result, kernel, root)
     if changes:
         blocks.append(
             '!!! danger "Stale result"\n\n'
@@ -451,13 +401,11 @@ def result_block(
     if result.on_gpu:
         legend += (
             " R is the best of "
-            + ", ".join(
-                text_from_file(b) for b in meta.get("r_baselines", ["eager", "compile"])
-            )
+            + ", ".join(inert(b) for b in meta.get("r_baselines", ["eager", "compile"]))
             + " divided by the Triton time (above 1: Triton is faster)."
         )
     if meta.get("eager_is"):
-        legend += f" Eager here is {text_from_file(meta['eager_is'])}."
+        legend += f" Eager here is {inert(meta['eager_is'])}."
     blocks.append(legend)
     ran = library_kernels_text(result, kernel)
     if ran:
@@ -484,38 +432,84 @@ def all_results(
     results_dir: Path | None = None,
     root: Path = ROOT,
 ) -> str:
-    """Every result file, newest first: identity, software, device,
-    ceilings and a download link."""
+    """Every result file, newest first: each GPU run as a card (identity,
+    software, device, ceilings, datasheet, sha256, a download link); the CPU
+    runs, which differ little, as one table."""
     results = load_results(results_dir, root)
     if not results:
         return "No result files have been committed yet.\n"
-    blocks = []
-    for result in reversed(results):
-        identity = result.data["identity"]
-        link = _relative(page_url, raw_site_path(result))
-        kind = "GPU run" if result.on_gpu else "CPU run (not device speed)"
-        kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
-        lines = [
-            f'**<a href="{html.escape(link)}" download>'
-            f"{text_from_file(result.name)}</a>** · {kind}",
-            "",
-            f"- Identity: commit <code>{text_from_file(commit_text(result))}</code>, "
-            f"started {text_from_file(date_text(result))}, profile "
-            f"`{identity['profile']}`, run {result.data['run_status']}, "
-            f"{len(result.data['rows'])} rows ({kernels})",
-            f"- Device: {text_from_file(device_text(result))}",
-            f"- Software: {text_from_file(software_text(result))}",
-            f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
-            f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
-            f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
-            f"- Datasheet: {_datasheet_cell(result)}",
-            f"- sha256: `{result.sha256}`",
-        ]
-        blocks.append("\n".join(lines))
+    blocks = [
+        _gpu_card(result, page_url) for result in reversed(results) if result.on_gpu
+    ]
+    cpu = [result for result in reversed(results) if not result.on_gpu]
+    if cpu:
+        blocks.append(_cpu_table(cpu, page_url))
     return "\n\n".join(blocks) + "\n"
 
 
-def _ceiling_cell(result: Result, which: str) -> str:
+def _download(result: Result, page_url: str) -> str:
+    link = _relative(page_url, raw_site_path(result))
+    return f'<a href="{html.escape(link)}" download>{inert(result.name)}</a>'
+
+
+def _gpu_card(result: Result, page_url: str) -> str:
+    identity = result.data["identity"]
+    kernels = ", ".join(f"`{k}`" for k in result.data["kernels"])
+    lines = [
+        f"**{_download(result, page_url)}** · GPU run",
+        "",
+        f"- Identity: commit <code>{commit_text(result)}</code>, "
+        f"started {date_text(result)}, profile "
+        f"`{identity['profile']}`, run {result.data['run_status']}, "
+        f"{len(result.data['rows'])} rows ({kernels})",
+        f"- Device: {device_text(result)}",
+        f"- Software: {software_text(result)}",
+        f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
+        f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
+        f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
+        f"- Datasheet: {_datasheet_cell(result)}",
+        f"- sha256: `{result.sha256}`",
+    ]
+    return "\n".join(lines)
+
+
+def _cpu_table(results: list[Result], page_url: str) -> str:
+    """CPU runs (not device speed), one row each; device and software said
+    once when every run shares them."""
+    machines = {(inert(r.data["device"]["name"]), software_text(r)) for r in results}
+    shared = len(machines) == 1
+    header = ["File", "Started", "Commit", "Profile", "Rows"]
+    header += [] if shared else ["Device", "Software"]
+    header += ["Copy ceiling (median, best)", "Matmul ceiling (median, best)"]
+    header += ["sha256 (first 12)"]
+    rows = []
+    for result in results:
+        row = [
+            _download(result, page_url),
+            date_text(result),
+            f"<code>{commit_text(result)}</code>",
+            f"{result.data['identity']['profile']}, {result.data['run_status']}",
+            f"{len(result.data['rows'])}",
+        ]
+        if not shared:
+            row += [device_text(result), software_text(result)]
+        row += [
+            _ceiling_cell(result, "copy", host_note=False),
+            _ceiling_cell(result, "matmul", host_note=False),
+        ]
+        row.append(f"<code>{result.sha256[:12]}</code>")
+        rows.append(row)
+    intro = (
+        f"**CPU runs** ({len(results)}; CPU host timing and Triton in its "
+        "interpreter, so not device speed)"
+    )
+    if shared:
+        device, software = next(iter(machines))
+        intro += f", all on {device} with {software}"
+    return intro + ":\n\n" + markdown_table(header, rows, escape=False)
+
+
+def _ceiling_cell(result: Result, which: str, *, host_note: bool = True) -> str:
     ceilings = result.data.get("ceilings")
     if not ceilings:
         return "not measured"
@@ -530,13 +524,13 @@ def _ceiling_cell(result: Result, which: str) -> str:
             f"({format_bytes(c.get('bytes_moved', 0))} {moved})"
         )
     else:
-        shape = "×".join(str(n) for n in c.get("shape", []))
+        shape = inert("×".join(str(n) for n in c.get("shape", [])))
         text = (
             f"{format_rate(c['flop_rate_per_s'], 'flops')}, "
             f"{format_rate(c.get('best_flop_rate_per_s', 0), 'flops')} "
-            f"({text_from_file(c.get('dtype', '?'))} {shape})"
+            f"({inert(c.get('dtype', '?'))} {shape})"
         )
-    if not result.on_gpu:
+    if not result.on_gpu and host_note:
         text += ", CPU host timing"
     return text
 
@@ -548,215 +542,8 @@ def _datasheet_cell(result: Result) -> str:
     return (
         f"{format_rate(sheet['bandwidth_bytes_per_s'], 'bandwidth')}, "
         f"{format_rate(sheet['bf16_dense_flop_per_s'], 'flops')} bf16 dense "
-        f"({text_from_file(sheet.get('source', ''))})"
+        f"({inert(sheet.get('source', ''))})"
     )
-
-
-def load_catalog(path: Path | None = None, root: Path = ROOT) -> dict | None:
-    """The kernel catalog (results/kernels.json, written by
-    ``python -m scripts.catalog``), or None while it does not exist."""
-    path = Path(path) if path is not None else CATALOG
-    if not path.exists():
-        return None
-    return read("catalog", path, root).data
-
-
-def target_text(target: dict) -> str:
-    """One goal as the table prints it: "R ≥ 0.95", "≥ 1.4× eager"."""
-    level = target["at_least"]
-    if target["metric"] == "speedup_vs_eager":
-        text = f"≥ {level:g}× eager"
-    else:
-        text = f"{target['metric']} ≥ {level:.2f}"
-    shape = target.get("shape")
-    if shape:
-        sizes = list(shape.values())
-        same = len(set(sizes)) == 1 and len(sizes) == 3
-        text += f" at {sizes[0]}³" if same else " at " + "×".join(map(str, sizes))
-    if target.get("note"):
-        text += f" {target['note']}"
-    return text
-
-
-def goals_table(catalog: Path | None = None, root: Path = ROOT) -> str:
-    """The goals of every kernel, one row per regime, from the catalog."""
-    data = load_catalog(catalog, root)
-    if data is None:
-        return (
-            "The goals table is not available: `results/kernels.json` has not "
-            "been written yet (`make catalog` writes it from the kernels' "
-            "descriptors).\n"
-        )
-    rows = [
-        [
-            entry["title"],
-            goal.get("regime") or "—",
-            ", ".join(target_text(t) for t in goal["must"]),
-            ", ".join(target_text(t) for t in goal.get("stretch", ())) or "—",
-        ]
-        for entry in data["kernels"].values()
-        for goal in entry.get("goals", ())
-    ]
-    return markdown_table(["Kernel", "Where", "Must", "Stretch"], rows) + "\n"
-
-
-def matmul_reading(
-    *,
-    results_dir: Path | None = None,
-    root: Path = ROOT,
-    catalog: Path | None = None,
-) -> str:
-    """The words under the matmul table, from the same result file the table
-    shows (the newest GPU result holding matmul, else the newest CPU one),
-    checked against the catalog's matmul goals."""
-    result = latest_for("matmul", load_results(results_dir, root))
-    entry = ((load_catalog(catalog, root) or {}).get("kernels") or {}).get("matmul")
-    goals = (entry or {}).get("goals", [])
-    if result is None:
-        return reading_of(None, goals)
-    note = ""
-    if stale_changes(result, "matmul", root):
-        note = ", from an older version of the kernel (see the stale note)"
-    return reading_of(result.data, goals, source_note=note)
-
-
-# --------------------------------------------------------------------------
-# The plot
-# --------------------------------------------------------------------------
-
-# Fixed settings so that the same result gives the same bytes every build.
-SVG_RC = {
-    "svg.hashsalt": "gpu-perf-bench",
-    "svg.fonttype": "none",
-    "font.family": "DejaVu Sans",
-    # Text stays >= 10 px on a phone: the page never shows the plot narrower
-    # than 34rem (site.css), about 0.8 of its natural width.
-    "font.size": 11.0,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "text.parse_math": False,  # "$" in a file's text is text, not math
-}
-MARKERS = ("o", "s", "^", "D", "v", "P")
-
-
-def _plain_number(value: float, _position) -> str:
-    return f"{value:g}"
-
-
-# (result sha256, kernel) -> SVG bytes: a serve rebuild redraws only what changed
-_cache: dict = {}
-
-
-def render_svg(result: Result, kernel: str) -> bytes:
-    key = ("svg", result.sha256, kernel)
-    if key in _cache:
-        return _cache[key]
-    import matplotlib
-    from matplotlib import ticker
-    from matplotlib.figure import Figure
-
-    meta = result.data["kernels"][kernel]
-    rows = [r for r in result.data["rows"] if r["kernel"] == kernel]
-    shapes = _shapes_in_order(rows)
-    providers = meta["providers"]
-    on_gpu = result.on_gpu
-    metric = meta["metric"]
-    with matplotlib.rc_context(SVG_RC):
-        fig = Figure(figsize=(7.0, 3.6))
-        ax = fig.add_subplot()
-        width = 0.8 / max(1, len(providers))
-        for i, provider in enumerate(providers):
-            xs, ys, lows, highs = [], [], [], []
-            for j, shape in enumerate(shapes):
-                row = next(
-                    (
-                        r
-                        for r in rows
-                        if r["provider"] == provider
-                        and f"{r['shape_text']} {r['dtype']}" == shape
-                    ),
-                    None,
-                )
-                if row is None or row["status"] != OK or not row.get("timed"):
-                    continue
-                if on_gpu:
-                    work = row["bytes_moved"] if metric == "bandwidth" else row["flops"]
-                    scale = 1e9 if metric == "bandwidth" else 1e12
-                    y = work / (row["median_ms"] * 1e-3) / scale
-                    high = work / (row["p20_ms"] * 1e-3) / scale
-                    low = work / (row["p80_ms"] * 1e-3) / scale
-                else:  # host time in µs
-                    y, low, high = (
-                        1e3 * row[key] for key in ("median_ms", "p20_ms", "p80_ms")
-                    )
-                xs.append(j - 0.4 + width * (i + 0.5))
-                ys.append(y)
-                lows.append(y - low)
-                highs.append(high - y)
-            if xs:
-                ax.errorbar(
-                    xs,
-                    ys,
-                    yerr=[lows, highs],
-                    fmt=MARKERS[i % len(MARKERS)],
-                    label=provider,
-                    capsize=2,
-                    markersize=4,
-                )
-        ceilings = result.data.get("ceilings")
-        if on_gpu and ceilings:
-            stream = result.data["kernels"][kernel].get("stream", "copy")
-            if metric == "bandwidth" and stream in ceilings:
-                level = ceilings[stream]["bandwidth_bytes_per_s"] / 1e9
-                name = (
-                    f"{'copy' if stream == 'copy' else 'read-only'} ceiling (this run)"
-                )
-            elif metric == "bandwidth":
-                level = ceilings["copy"]["bandwidth_bytes_per_s"] / 1e9
-                name = "copy ceiling (this run)"
-            else:
-                level = ceilings["matmul"]["flop_rate_per_s"] / 1e12
-                name = "matmul ceiling (this run)"
-            ax.axhline(level, linestyle="--", color="0.4", linewidth=1, label=name)
-        if on_gpu:
-            unit = "GB/s" if metric == "bandwidth" else "TFLOP/s"
-            ax.set_ylabel(f"achieved {unit} (median, p20–p80 bars)")
-            ax.set_ylim(bottom=0)
-            title = f"{kernel} on {result.data['device']['name']}"
-        else:
-            ax.set_ylabel("host time, µs (median, p20–p80 bars)")
-            ax.set_yscale("log")
-            ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_plain_number))
-            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-            title = f"{kernel}: host time on a CPU"
-        ax.set_title(title)
-        ax.set_xticks(range(len(shapes)))
-        ax.set_xticklabels(shapes, rotation=0 if len(shapes) < 4 else 15)
-        ax.set_xlim(-0.6, len(shapes) - 0.4)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(loc="best", fontsize=10)
-        fig.tight_layout()
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    svg = buffer.getvalue()
-    _cache[key] = svg
-    return svg
-
-
-def site_files(results_dir: Path | None = None, root: Path = ROOT) -> dict[str, bytes]:
-    """Plots and raw result files, keyed by their path in the built site."""
-    results = load_results(results_dir, root)
-    files = {raw_site_path(r): r.raw for r in results}
-    kernels = sorted({k for r in results for k in r.data["kernels"]})
-    for kernel in kernels:
-        for i, result in enumerate(results_for(kernel, results)):
-            files[plot_site_path(kernel, result, i == 0)] = render_svg(result, kernel)
-    for path in files:  # the build writes these under site/: nowhere else
-        parts = PurePosixPath(path).parts
-        if parts[0] != SITE_DIR or ".." in parts or PurePosixPath(path).is_absolute():
-            raise ResultFileError(f"{path[:80]!r}: outside the site's {SITE_DIR}/")
-    return files
 
 
 def every_kernel_results(
@@ -780,3 +567,31 @@ def every_kernel_results(
             kernel_results(name, page_url, results_dir=results_dir, root=root)
         )
     return "\n\n".join(blocks) + "\n"
+
+
+def check_pages(results_dir: Path, root: Path = ROOT, *, plots: bool = True) -> None:
+    """Render everything the benchmark pages show from ``results_dir``
+    (tables, notes, captions, plots unless ``plots`` is False, the list of
+    results, the matmul reading); any failure becomes ResultFileError naming
+    the file."""
+    from scripts.site.gpu_status import gpu_results_text
+    from snippets.tiled_matmul.measurement import reading
+
+    results = load_results(results_dir, root)
+    for result in results:
+        shown = display_path(result.path, root)
+        for i, kernel in enumerate(result.data["kernels"]):
+            try:
+                result_block(result, kernel, "", root, primary=i == 0)
+            except ResultFileError:
+                raise
+            except Exception as exc:  # one line naming the file
+                raise ResultFileError(
+                    f"{shown}: the {kernel} table cannot be shown: "
+                    f"{type(exc).__name__}: {str(exc)[:200]}"
+                ) from None
+            if plots:
+                plot_or_refuse(result, kernel, root)
+    all_results(results_dir=results_dir, root=root)
+    gpu_results_text(results_dir, root)
+    reading(results_dir=results_dir, root=root)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evidence import ROOT
 from evidence.benchmarks import load_results
+from evidence.text import inert
 
 
 def gpu_results_text(results_dir: Path | None = None, root: Path = ROOT) -> str:
@@ -26,7 +27,7 @@ def gpu_results_text(results_dir: Path | None = None, root: Path = ROOT) -> str:
             "kernels' values are right in Triton's interpreter, and they say "
             "nothing about speed on a GPU."
         )
-    devices = sorted({r.data["device"]["name"] for r in gpu})
+    devices = sorted({inert(r.data["device"]["name"]) for r in gpu})
     return (
         f"{len(gpu)} of the {len(results)} results below come from a GPU "
         f"({', '.join(devices)}); the others are CPU runs, which check the "

@@ -38,6 +38,19 @@ What the hooks do, in build order:
   block that includes a snippet is titled with that file's path (plus
   `` (excerpt)`` when it does not run alone), and adds a link to the whole
   file under it and under every excerpt.
+
+  Expansion order, and why: placeholders are expanded from the page's own
+  Markdown only, never from a value a function returned (a result file's
+  device name holding ``<!-- diagram: ... -->`` must stay text). Inserts and
+  facts are expanded first, each into a stash token that no other kind's
+  syntax matches; calculators, predictions, run boxes, diagrams, roadmap
+  tables and the glossary are then expanded from the source with the tokens
+  in place; the tokens become their values last, before the code-block
+  check (which must see inserted fences). Values printed from data files
+  are also inert (``evidence.text.inert``), so the snippets extension's
+  ``--8<--`` never meets one. A diagram may call only a function defined in
+  the page's own snippet folder (``snippets/<page_name>/``, the page's file
+  name with ``_`` for ``-``) or under ``snippets/lib/``.
 - ``on_post_page``: puts the access badge under the page's first heading.
 - ``on_post_build``: writes those files (plots, raw result files) into the
   site.
@@ -101,7 +114,10 @@ SOURCE_DIRS = ("snippets", "kernels", "evidence", "scripts", "practice")
 PROJECT_PACKAGES = ("snippets", "kernels", "evidence", "scripts")
 # Modules whose `FUNC()` returns {site-relative path: bytes} written into the
 # built site (plots, raw result files for download).
-SITE_FILE_PROVIDERS = [("scripts/site/bench_pages.py", "site_files")]
+# Each is drawn only when some page names the module in its third field.
+SITE_FILE_PROVIDERS = [
+    ("scripts/site/bench_plot.py", "site_files", "scripts/site/bench_pages.py")
+]
 
 INSERT_RE = re.compile(
     r"<!--\s*insert:\s*(?P<path>[\w./-]+\.py):(?P<func>\w+)\((?P<args>[^\n]*?)\)\s*-->"
@@ -275,15 +291,26 @@ def fact_value(path: str, key: str) -> str:
 DIAGRAM_EXPANDERS = ("scripts/site/hooks.py", "scripts/site/diagrams.py")
 
 
-def make_figure(path: str, func_name: str, args_text: str):
+def make_figure(path: str, func_name: str, args_text: str, src: str = ""):
+    """Call a figure function the page may call (``diagram_refusal``), or
+    reuse its SVG from the build cache when no source it depends on changed."""
+    why = diagram_refusal(path, src)
+    if why:
+        raise PermissionError(why)
     store = cache()
     key = store.key("diagram", path, f"{func_name}({args_text})", DIAGRAM_EXPANDERS)
     svg = store.load("diagram", key)
     if svg is not MISSING:
         return StoredFigure(svg)
-    func = getattr(module_for(path), func_name, None)
-    if func is None or not callable(func):
+    module = module_for(path)
+    func = getattr(module, func_name, None)
+    if func is None or not callable(func) or func_name.startswith("_"):
         raise AttributeError(f"{path} has no function {func_name!r}")
+    if getattr(func, "__module__", None) != module.__name__:
+        raise PermissionError(
+            f"{path}:{func_name} is imported there, not defined: a diagram "
+            "calls a figure function of its own snippet file"
+        )
     args, kwargs = parse_literal_call(args_text)
     figure = func(*args, **kwargs)
     if not hasattr(figure, "savefig"):
@@ -291,16 +318,51 @@ def make_figure(path: str, func_name: str, args_text: str):
     return RecordedFigure(figure, lambda text: store.save("diagram", key, text))
 
 
+def diagram_refusal(path: str, src: str) -> str | None:
+    """Why a page may not draw with ``path`` (None: it may). Allowed: the
+    page's own snippet folder and the shared lesson library."""
+    file = (ROOT / path).resolve()
+    page_name = Path(src).stem.replace("-", "_")
+    allowed = [ROOT / "snippets" / "lib", ROOT / "snippets" / page_name]
+    if any(file.is_relative_to(folder) for folder in allowed):
+        return None
+    return (
+        f"{path}: a diagram on docs/{src} may call only figure functions under "
+        f"snippets/{page_name}/ or snippets/lib/"
+    )
+
+
 def expand_page_diagrams(markdown: str, src: str) -> str:
     store = _state.setdefault("diagrams", {}).setdefault(src, [])
     store.clear()
+
+    def draw(path: str, func_name: str, args_text: str):
+        return make_figure(path, func_name, args_text, src)
+
     try:
-        return expand_diagrams(markdown, src, make_figure, store, substitute_in_prose)
+        return expand_diagrams(markdown, src, draw, store, substitute_in_prose)
     except Exception as exc:  # every failure names the page
         raise PluginError(f"docs/{src}: {type(exc).__name__}: {exc}") from exc
 
 
-def expand_inserts(markdown: str, src: str, page_url: str) -> str:
+# A stashed value's place in the page until every other placeholder kind has
+# been expanded from the source: STX/ETX, which no placeholder syntax matches.
+STASH_RE = re.compile("\x02(\\d+)\x03")
+
+
+def expand_inserts(
+    markdown: str, src: str, page_url: str, stash: list[str] | None = None
+) -> str:
+    """Expand inserts and facts. With ``stash``, each value goes there and
+    the page gets a token for it (``restore_stash`` puts the values back), so
+    no later expansion reads a placeholder out of a value."""
+
+    def keep(value: str) -> str:
+        if stash is None:
+            return value
+        stash.append(value)
+        return f"\x02{len(stash) - 1}\x03"
+
     def replace(match: re.Match) -> str:
         where = f"{match['path']}:{match['func']}({match['args']})"
         try:
@@ -330,12 +392,20 @@ def expand_inserts(markdown: str, src: str, page_url: str) -> str:
         whole = None if in_code else INDENTED_INSERT_RE.match(line)
         if whole:
             text = both(whole["placeholder"])
-            line = whole["indent"] + text.rstrip("\n").replace(
-                "\n", "\n" + whole["indent"]
+            line = whole["indent"] + keep(
+                text.rstrip("\n").replace("\n", "\n" + whole["indent"])
             )
         lines.append(line)
-    markdown = substitute_in_prose(INSERT_RE, replace, "\n".join(lines))
-    return substitute_in_prose(FACT_RE, replace_fact, markdown)
+    markdown = substitute_in_prose(
+        INSERT_RE, lambda m: keep(replace(m)), "\n".join(lines)
+    )
+    return substitute_in_prose(FACT_RE, lambda m: keep(replace_fact(m)), markdown)
+
+
+def restore_stash(markdown: str, stash: list[str]) -> str:
+    """Put the stashed values back in place of their tokens, in one pass (a
+    value is never scanned for tokens or placeholders)."""
+    return STASH_RE.sub(lambda m: stash[int(m[1])], markdown)
 
 
 # --------------------------------------------------------------------------
@@ -434,9 +504,9 @@ def providers_used(docs_dir: Path, providers=SITE_FILE_PROVIDERS) -> list:
         for path in docs_dir.rglob("*.md")
     ]
     return [
-        (module, func)
-        for module, func in providers
-        if any(module in text for text in texts)
+        (module, func, named_by)
+        for module, func, named_by in providers
+        if any(named_by in text for text in texts)
     ]
 
 
@@ -448,7 +518,7 @@ def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
     keeps server threads, and forking a threaded process is unsafe."""
     store = cache()
     functions, pending = [], []
-    for module_path, func_name in providers:
+    for module_path, func_name, *_ in providers:
         if not (ROOT / module_path).is_file():
             continue
         key = store.key("site-files", module_path, f"{func_name}()", ())
@@ -472,9 +542,16 @@ def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
 
 def write_site_files(site_dir: Path, pending) -> None:
     """Write each provider's {site-relative path: content} under site_dir;
-    a provider's exception is raised here."""
+    a provider's failure is raised here as one line (a result file's plot
+    names the file)."""
     for result in pending:
-        for rel, content in result.get().items():
+        try:
+            files = result.get()
+        except ValueError as exc:  # ResultFileError: one line naming the file
+            if type(exc).__name__ != "ResultFileError":
+                raise
+            raise PluginError(str(exc)) from None
+        for rel, content in files.items():
             target = site_dir / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(
@@ -540,7 +617,9 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
     except ValueError as exc:
         raise PluginError(str(exc)) from exc
     docs_dir = Path(config["docs_dir"])
-    markdown = expand_inserts(markdown, src, page.url)
+    # Every kind from the source only: see "Expansion order" above.
+    stash: list[str] = []
+    markdown = expand_inserts(markdown.replace("\x02", ""), src, page.url, stash)
     markdown = calculators.expand(markdown, src, page.url)
     markdown = expand_page_run_boxes(markdown, src)
     markdown = expand_page_diagrams(markdown, src)
@@ -548,6 +627,7 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
         markdown, src, _state["roadmap"], docs_dir, _state["built"]
     )
     markdown = expand_glossary(markdown, src, _state["roadmap"], docs_dir)
+    markdown = restore_stash(markdown, stash)
     return annotate_code_blocks(markdown, src)
 
 

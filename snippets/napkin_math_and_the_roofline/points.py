@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+from evidence.text import inert
 from kernels.devices import H200
 from snippets.napkin_math_and_the_roofline.floor import (
     PEAKS,
@@ -141,7 +142,7 @@ def measured_text() -> str:
         )
     return (
         f"Hollow markers are {len(found)} measured points from "
-        f"`{found[0]['file']}` ({found[0]['device']})"
+        f"<code>{inert(found[0]['file'])}</code> ({inert(found[0]['device'])})"
     )
 
 

@@ -8,20 +8,67 @@ kernel's goals, and asks the one question the pencil model can put to a
 measurement: could HBM alone have delivered every request the tiles make at
 the measured speed?
 
-The functions are pure: they take a result (the parsed JSON of a
-``results/bench/`` file) and the goals (the ``goals`` list of the matmul
-entry in ``results/kernels.json``). The page's build hook,
-``scripts/site/bench_pages.py:matmul_reading``, loads both and calls
-``reading_of``.
+``reading()`` is what the page inserts: it loads the result the table shows
+(the newest GPU result holding matmul, else the newest CPU one) and the
+catalog's matmul goals through ``evidence``, so every check the build makes
+has been made, and calls ``reading_of``. The functions below it are pure:
+they take a result (the parsed JSON of a ``results/bench/`` file) and the
+goals (the ``goals`` list of the matmul entry in ``results/kernels.json``).
+Every string from the file is printed through ``evidence.text.inert``.
 """
 
 import math
+from pathlib import Path
 
+from evidence import ROOT, read
+from evidence.benchmarks import CATALOG, load_results, newest, stale_changes
+from evidence.text import inert
 from snippets.tiled_matmul.traffic import operand_request_bytes
 
 KERNEL = "matmul"
 CUSTOM = "triton"
 BASELINES = ("eager", "compile")
+
+
+def reading(
+    *, results_dir: Path | None = None, root: Path = ROOT, catalog: Path | None = None
+) -> str:
+    """The words under the matmul table, from the same result file the table
+    shows, checked against the catalog's matmul goals; a row without an M,
+    N, K shape is reported as not measured."""
+    root = Path(root)
+    result = newest(load_results(results_dir, root), KERNEL)
+    catalog = Path(catalog) if catalog is not None else Path(root) / CATALOG
+    entry = None
+    if catalog.is_file():
+        entry = read("catalog", catalog, root).data["kernels"].get(KERNEL)
+    goals = (entry or {}).get("goals", [])
+    if result is None:
+        return reading_of(None, goals)
+    note = ""
+    if stale_changes(result, KERNEL, root):
+        note = ", from an older version of the kernel (see the stale note)"
+    # A row without M, N and K names no shape: not measured, never a crash.
+    data = dict(result.data)
+    data["rows"] = [row for row in data["rows"] if _has_shape(row)]
+    text = reading_of(data, goals, source_note=note)
+    skipped = len(result.data["rows"]) - len(data["rows"])
+    if skipped:
+        text += (
+            f"\n\n{skipped} of the file's rows name no M, N and K shape: those "
+            "are not measured here."
+        )
+    return text
+
+
+def _has_shape(row: dict) -> bool:
+    if row.get("kernel") != KERNEL:
+        return True
+    try:
+        _shape(row)
+    except ValueError:
+        return False
+    return True
 
 
 def goal_levels(goals) -> tuple[dict[tuple[int, int, int], float], float | None]:
@@ -121,8 +168,9 @@ def _shape_reading(
         status = custom.get("status", "unknown")
         reason = custom.get("reason") or custom.get("error") or ""
         return (
+            # status is one of the schema's enum values; reason is free text
             f"At {where} the custom kernel's row has status `{status}`"
-            + (f" ({reason})" if reason else "")
+            + (f" ({inert(reason)})" if reason else "")
             + ": no speed is read from it."
         )
     timed_baselines = [
@@ -175,15 +223,16 @@ def reading_of(result: dict | None, goals=(), source_note: str = "") -> str:
     if kind == "cpu":
         return (
             "The only matmul result so far is that CPU run, on "
-            f"{device.get('name') or 'an unnamed CPU'}: it shows the pipeline "
+            f"{inert(device.get('name') or 'an unnamed CPU')}: it shows the pipeline "
             "works and that the kernel's values are right in the interpreter, "
             "and it says nothing about speed on a GPU. No GPU measurement of "
             "matmul has been published yet."
         )
     software = result.get("software") or {}
     header = (
-        f"Measured on {device.get('name', 'an unnamed GPU')} with torch "
-        f"{software.get('torch', '?')} and Triton {software.get('triton', '?')}"
+        f"Measured on {inert(device.get('name', 'an unnamed GPU'))} with torch "
+        f"{inert(software.get('torch', '?'))} and Triton "
+        f"{inert(software.get('triton', '?'))}"
         f"{source_note}."
     )
     shapes: dict[tuple, list[dict]] = {}

@@ -12,6 +12,8 @@ import ast
 import json
 from pathlib import Path
 
+from evidence.text import inert
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "results" / "bench"
 TIMER = "scripts/bench/timing.py"
@@ -92,10 +94,10 @@ def run_facts(shape: str = "1024×1024", provider: str = "compile") -> dict[str,
     """Facts about the newest committed compare run (a CPU run today)."""
     data = newest_compare()
     row = _row(data, shape, provider)
-    return {
-        "device": data["device"]["name"],
+    values = {
+        "device": inert(data["device"]["name"]),
         "kind": data["identity"]["device_kind"],
-        "timer": row["timer"],
+        "timer": inert(row["timer"]),
         "first": fmt_ms(row["first_call_ms"]),
         "median": fmt_ms(row["median_ms"]),
         "p20": fmt_ms(row["p20_ms"]),
@@ -109,6 +111,7 @@ def run_facts(shape: str = "1024×1024", provider: str = "compile") -> dict[str,
         "warmup": fmt_ms(row["warmup_ms"]),
         "warmup_calls": f"{row['warmup_calls']:,}",
     }
+    return values
 
 
 def function_excerpt(name: str, path: str = TIMER) -> str:

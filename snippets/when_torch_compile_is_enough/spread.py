@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evidence.text import inert
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results" / "bench"
 
@@ -99,7 +101,8 @@ def runs_table(folder: Path = RESULTS, gpu: bool = False) -> str:
             if {"eager", "compile"} <= t.keys():
                 e, c = t["eager"], t["compile"]
                 lines.append(
-                    f"| `{run['name'][:16]}` | {shape} | {_ms(e[0])} "
+                    f"| <code>{inert(run['name'][:16])}</code> | {inert(shape)} "
+                    f"| {_ms(e[0])} "
                     f"({_ms(e[1])}–{_ms(e[2])}) | {_ms(c[0])} ({_ms(c[1])}–{_ms(c[2])})"
                     f" | {faster(e, c)} |"
                 )
@@ -115,8 +118,8 @@ def spread_text(field: str, folder: Path = RESULTS) -> str:
     return {
         "runs": str(len(found)),
         "gpu_runs": str(len(runs(folder, gpu=True))),
-        "flips": ", ".join(flips) or "none",
-        "steady": ", ".join(f"{s} ({table[s][0]})" for s in steady) or "none",
+        "flips": ", ".join(inert(f) for f in flips) or "none",
+        "steady": ", ".join(f"{inert(s)} ({table[s][0]})" for s in steady) or "none",
     }[field]
 
 
@@ -126,7 +129,9 @@ def exercise_answer(folder: Path = RESULTS) -> str:
     named = {s: v[0] for s, v in table.items() if len(set(v)) == 1 and v[0] != "tie"}
     if not named:
         return "none: every shape ties or changes verdict between runs"
-    return "; ".join(f"{shape}: {who} in every run" for shape, who in named.items())
+    return "; ".join(
+        f"{inert(shape)}: {who} in every run" for shape, who in named.items()
+    )
 
 
 if __name__ == "__main__":

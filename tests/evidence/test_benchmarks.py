@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidence import ResultFileError, benchmarks
-from evidence.benchmarks import load_result, load_results, newest, stale_sources
+from evidence.benchmarks import load_result, load_results, newest, stale_changes
 
 FIXTURES = Path(__file__).parents[1] / "scripts" / "site" / "fixtures" / "bench"
 
@@ -53,12 +53,12 @@ def test_a_cpu_result_is_shown_only_while_no_gpu_result_exists(tmp_path, monkeyp
     assert newest(load_results(tmp_path), "fixture_add").name == "cpu_valid.json"
 
 
-def test_stale_sources_name_the_changed_file(folder):
+def test_stale_changes_name_the_changed_file(folder):
     root = folder / "root"
     (root / "kernels").mkdir(parents=True)
     (root / "kernels" / "fixture_add.py").write_bytes(b"# a different version\n")
     result = load_result(folder / "gpu_valid.json")
-    changes = stale_sources(result, "fixture_add", root)
+    changes = stale_changes(result, "fixture_add", root)
     assert [c["path"] for c in changes] == ["kernels/fixture_add.py"]
     assert changes[0]["was"] != changes[0]["now"]
 

@@ -16,7 +16,7 @@ import pytest
 
 from evidence import MAX_BYTES, ResultFileError
 from evidence.benchmarks import load_results
-from scripts.site import bench_pages
+from scripts.site import bench_pages, bench_plot
 
 FIXTURES = Path(__file__).parents[1] / "scripts" / "site" / "fixtures" / "bench"
 SHOWN = "results/bench/hostile.json"
@@ -58,8 +58,7 @@ def timed(row: dict, ms: float) -> None:
 
 def test_the_valid_fixtures_load(root):
     """The control: the files every case below starts from are accepted."""
-    data = valid()
-    data["device"]["name"] = "NVIDIA H200"  # within the datasheet, so accepted
+    data = on("NVIDIA H200", valid())  # within the datasheet, so accepted
     write(root, data)
     shutil.copy(FIXTURES / "cpu_valid.json", root / "results" / "bench")
     assert len(load_results(root / "results" / "bench", root)) == 2
@@ -187,7 +186,7 @@ def test_dates_must_parse_as_utc(root, field, value):
 
 def test_a_z_suffix_is_utc(root):
     data = valid()
-    data["identity"]["started_utc"] = "2030-01-02T03:04:05Z"
+    data["identity"]["started_utc"] = "2025-01-02T03:04:05Z"
     write(root, data)
     assert len(load_results(root / "results" / "bench", root)) == 1
 
@@ -235,7 +234,10 @@ def test_a_missing_catalog_refuses_rather_than_trusting_names(root):
 
 
 def on(device: str, data: dict) -> dict:
+    """The fixture renamed; as an H200, with an H200's SMs, memory and L2."""
     data["device"]["name"] = device
+    if device == "NVIDIA H200":
+        data["device"].update(sm_count=132, memory_bytes=150 * 10**9, l2_bytes=50 << 20)
     return data
 
 
@@ -285,6 +287,7 @@ def test_a_row_already_marked_implausible_is_kept_not_refused(root):
 def test_an_unknown_device_or_an_h200_nvl_gets_no_sxm_datasheet_check(root):
     data = on("NVIDIA H200 NVL", valid())
     timed(data["rows"][5], 1.2e9 / 4.9e12 * 1e3)
+    data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] = 5e12  # its own probe
     write(root, data)
     assert len(load_results(root / "results" / "bench", root)) == 1
 
@@ -364,13 +367,13 @@ def test_html_and_markdown_from_a_file_are_shown_escaped(root):
     assert "&#91;x&#93;(javascript:alert(1))" in notes
     # The plot draws the same labels as text ("$" is not mathtext) and the
     # SVG writer escapes them.
-    svg = bench_pages.site_files(folder, root)["bench/fixture_add.svg"]
+    svg = bench_plot.site_files(folder, root)["bench/fixture_add.svg"]
     assert b"<script" not in svg and b"&lt;script&gt;" in svg
 
 
 def test_site_files_stay_under_the_bench_folder(root):
     write(root, valid())
-    files = bench_pages.site_files(root / "results" / "bench", root)
+    files = bench_plot.site_files(root / "results" / "bench", root)
     assert files and all(path.startswith("bench/") for path in files)
     assert all(".." not in Path(path).parts for path in files)
 
@@ -378,4 +381,4 @@ def test_site_files_stay_under_the_bench_folder(root):
 @pytest.mark.parametrize("name", ["../x", "..", "a/b", "/etc/x", ".hidden", ""])
 def test_a_site_path_from_an_unsafe_name_is_refused(name):
     with pytest.raises(ResultFileError, match="not a safe name"):
-        bench_pages.plot_site_path(name)
+        bench_plot.plot_site_path(name)

@@ -20,7 +20,8 @@ import pytest
 from evidence import current_sources, sha256_bytes
 from evidence.benchmarks import load_results
 from evidence.method import METHOD, PROFILE_ROUNDS
-from scripts.site import bench_pages
+from scripts.site import bench_goals, bench_pages, bench_plot
+from snippets.tiled_matmul import measurement
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"
 KERNEL_TEXT = {
@@ -68,7 +69,7 @@ def test_gpu_result_renders_table_plot_and_caption(tree):
     assert f"sha256 <code>{digest}</code>" in text
     assert "commit <code>0123456789ab</code>" in text
     assert "torch 2.11.0 (CUDA 12.8), Triton 3.6.0" in text
-    assert "2030-01-02 03:04:05 UTC" in text
+    assert "2025-01-02 03:04:05 UTC" in text
     # Links are relative to the page (three folders deep here).
     assert 'src="../../../bench/fixture_add.svg"' in text
     assert 'href="../../../bench/results/gpu_valid.json" download' in text
@@ -99,7 +100,7 @@ def test_gpu_result_is_preferred_over_a_newer_cpu_one(tree):
     root, results, add = tree
     add("gpu_valid.json", "cpu_valid.json")
     data = json.loads((results / "cpu_valid.json").read_text())
-    data["identity"]["started_utc"] = "2031-01-01T00:00:00+00:00"
+    data["identity"]["started_utc"] = "2026-01-01T00:00:00+00:00"
     (results / "cpu_valid.json").write_text(json.dumps(data))
     assert "measured*" in render("fixture_add", tree)
 
@@ -223,9 +224,9 @@ def test_flagged_and_incorrect_rows_show_no_time(tree):
 def test_svg_is_byte_identical_across_renders(tree):
     root, results, add = tree
     add("gpu_valid.json", "cpu_valid.json")
-    first = bench_pages.site_files(results, root)
-    bench_pages._cache.clear()
-    second = bench_pages.site_files(results, root)
+    first = bench_plot.site_files(results, root)
+    bench_plot._cache.clear()
+    second = bench_plot.site_files(results, root)
     assert first == second
     svg = first["bench/fixture_add.svg"]
     assert svg.startswith(b"<?xml")
@@ -240,7 +241,7 @@ def test_svg_is_byte_identical_across_renders(tree):
 def test_cpu_only_kernel_gets_a_host_time_plot(tree):
     root, results, add = tree
     add("cpu_valid.json")
-    svg = bench_pages.site_files(results, root)["bench/fixture_add.svg"]
+    svg = bench_plot.site_files(results, root)["bench/fixture_add.svg"]
     assert b"host time on a CPU" in svg
 
 
@@ -257,21 +258,20 @@ def test_all_results_lists_identity_and_ceilings(tree):
 
 def test_empty_results_folder(tmp_path):
     assert "No result files" in bench_pages.all_results(results_dir=tmp_path)
-    assert bench_pages.site_files(tmp_path, tmp_path) == {}
+    assert bench_plot.site_files(tmp_path, tmp_path) == {}
 
 
 def test_method_numbers_as_the_page_prints_them():
-    assert bench_pages.method_value("warmup_ms") == "100"
-    assert bench_pages.method_value("launch_bound_us") == "10"
-    assert bench_pages.method_value("min_rounds") == str(METHOD["min_rounds"])
-    with pytest.raises(KeyError, match="no setting 'nope'"):
-        bench_pages.method_value("nope")
-    assert bench_pages.profile_rounds("quick") == "3 rounds of 10 timed calls"
-    assert bench_pages.profile_rounds("compare") == (
+    assert bench_pages.facts()["warmup_ms"] == "100"
+    assert bench_pages.facts()["launch_bound_us"] == "10"
+    assert bench_pages.facts()["min_rounds"] == str(METHOD["min_rounds"])
+    assert "nope" not in bench_pages.facts()  # the hook refuses unknown keys
+    assert bench_pages.facts()["rounds_quick"] == "3 rounds of 10 timed calls"
+    assert bench_pages.facts()["rounds_compare"] == (
         "5 rounds of 20 timed calls (5 of 10 on a CPU)"
     )
     assert set(PROFILE_ROUNDS) >= {"quick", "full"}
-    assert bench_pages.schema_version() == "2"
+    assert bench_pages.facts()["schema_version"] == "2"
 
 
 def target(metric, at_least, shape=None, note=""):
@@ -333,19 +333,20 @@ def catalog(tmp_path, monkeypatch):
     path = tmp_path / "kernels.json"
     path.write_text(json.dumps(CATALOG))
 
-    real_read = bench_pages.read
+    real_read = bench_goals.read
 
     def read_plain(kind, file, root=None):
         if kind != "catalog":
             return real_read(kind, file, root)
         return type("Loaded", (), {"data": json.loads(Path(file).read_text())})
 
-    monkeypatch.setattr(bench_pages, "read", read_plain)
+    monkeypatch.setattr(bench_goals, "read", read_plain)
+    monkeypatch.setattr(measurement, "read", read_plain)
     return path
 
 
 def test_goals_table_has_every_kernel_row(catalog):
-    text = bench_pages.goals_table(catalog)
+    text = bench_goals.goals_table(catalog)
     assert text.count("\n") == len(CATALOG["kernels"]) + 2
     assert "| Kernel | Where | Must | Stretch |" in text
     assert (
@@ -359,7 +360,7 @@ def test_goals_table_has_every_kernel_row(catalog):
 
 
 def test_goals_table_without_a_catalog_says_not_available(tmp_path):
-    text = bench_pages.goals_table(tmp_path / "kernels.json")
+    text = bench_goals.goals_table(tmp_path / "kernels.json")
     assert "not available" in text and "|" not in text
 
 
@@ -376,8 +377,10 @@ def test_table_cells_from_a_result_are_escaped(tree):
 def gpu_file_from(cpu: dict, sources: dict) -> dict:
     """A GPU-shaped result built from the real CPU one, for the reader."""
     data = copy.deepcopy(cpu)
-    data["identity"].update(device_kind="cuda", started_utc="2027-01-01T00:00:00Z")
+    data["identity"].update(device_kind="cuda", started_utc="2026-06-01T00:00:00Z")
+    data["identity"]["finished_utc"] = None
     data["device"] = {"kind": "cuda", "name": "NVIDIA H200"}
+    data["settings"].update(timer="cuda-event", triton_interpret=False)
     data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] = 4.3e12
     data["kernels"]["matmul"]["sources"] = sources
     config = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}
@@ -385,6 +388,7 @@ def gpu_file_from(cpu: dict, sources: dict) -> dict:
         r.update(shape={"M": 8192, "N": 8192, "K": 8192}, dtype="bfloat16")
         r.update(timed=True, status="ok", median_ms=1.6, p20_ms=1.5, p80_ms=1.7)
         r.update(first_call_ms=9.0, samples_ms=[1.6], timer="cuda-event")
+        r.update(device_kind="cuda", labels=["FLOP-bound"])
         r["fraction_of_ceiling"] = 0.7
         if r["provider"] == "triton":
             r.pop("schema1_triton_config", None)
@@ -399,7 +403,7 @@ def test_matmul_reading_reads_the_file_the_table_shows(tmp_path, catalog):
     folder.mkdir()
 
     def reading():
-        return bench_pages.matmul_reading(results_dir=folder, catalog=catalog)
+        return measurement.reading(results_dir=folder, catalog=catalog)
 
     assert "No GPU measurement" in reading()
     (folder / "cpu.json").write_text(json.dumps(cpu))
@@ -420,13 +424,13 @@ def test_committed_results_render_within_the_build_budget():
     """The real results/bench/ files: every kernel's table and plot, under 2 s
     of this process's CPU time (wall time would count the other test worker
     competing for the same two cores)."""
-    bench_pages._cache.clear()
+    bench_plot._cache.clear()
     start = time.process_time()
     kernels = sorted({k for r in load_results() for k in r.data["kernels"]})
     for kernel in kernels:
         bench_pages.kernel_results(kernel, "reference/benchmarks/")
     bench_pages.all_results()
-    files = bench_pages.site_files()
+    files = bench_plot.site_files()
     elapsed = time.process_time() - start
     assert elapsed < 2.0, f"rendering took {elapsed:.2f} s of CPU time"
     for kernel in kernels:
@@ -466,7 +470,7 @@ def test_two_devices_are_shown_side_by_side_never_mixed(tree):
     text = render("fixture_add", tree)
     assert "#### Another GPU" in text and "#### Synthetic GPU (test fixture)" in text
     assert text.index("#### Another GPU") < text.index("#### Synthetic GPU")
-    files = bench_pages.site_files(results, root)
+    files = bench_plot.site_files(results, root)
     plots = [p for p in files if p.startswith("bench/fixture_add")]
     assert len(plots) == 2
     for plot in plots:

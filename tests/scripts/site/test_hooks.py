@@ -166,3 +166,63 @@ def test_plots_are_drawn_only_when_a_page_shows_a_table(tmp_path):
         "<!-- insert: scripts/site/bench_pages.py:kernel_results('x') -->"
     )
     assert providers_used(tmp_path) == SITE_FILE_PROVIDERS
+
+
+# --------------------------------------------------------------------------
+# Placeholders come from the page's own text, never from an inserted value
+# --------------------------------------------------------------------------
+
+HOSTILE_VALUE = (
+    '<!-- diagram: scripts/bench/writer.py:ResultWriter("/tmp", "x") "a" --> '
+    "<!-- run: snippets/lib/amdahl.py --> <!-- glossary -->"
+)
+
+
+def test_an_inserted_value_is_stashed_so_no_other_kind_reads_it(monkeypatch):
+    from scripts.site import hooks
+
+    monkeypatch.setattr(hooks, "run_insert", lambda *args: HOSTILE_VALUE)
+    stash: list[str] = []
+    page = f"A <!-- insert: {AMDAHL}:fmt_x(1) --> b."
+    marked = expand_inserts(page, "index.md", "", stash)
+    assert "<!--" not in marked and stash == [HOSTILE_VALUE]
+    # What the other kinds see holds no placeholder; the value comes back last.
+    assert hooks.expand_page_diagrams(marked, "index.md") == marked
+    assert hooks.restore_stash(marked, stash) == f"A {HOSTILE_VALUE} b."
+
+
+def test_a_stash_token_in_the_source_cannot_fetch_a_value():
+    from scripts.site import hooks
+
+    # on_page_markdown drops STX from the source first, so a page cannot
+    # spell a token; restore_stash only ever sees tokens it handed out.
+    assert hooks.STASH_RE.fullmatch("\x020\x03")
+    assert not hooks.STASH_RE.search("\\x020\\x03 <!-- insert -->")
+
+
+@pytest.mark.parametrize(
+    "path, src, allowed",
+    [
+        ("snippets/tiled_matmul/diagram.py", "kernels/mm/tiled-matmul.md", True),
+        ("snippets/lib/wave_figure.py", "interview/partial-wave-gemm.md", True),
+        ("snippets/online_softmax/online.py", "kernels/mm/tiled-matmul.md", False),
+        ("scripts/bench/writer.py", "kernels/mm/tiled-matmul.md", False),
+        ("snippets/lib/../../scripts/cli.py", "index.md", False),
+    ],
+)
+def test_a_diagram_may_call_only_its_pages_folder_or_the_library(path, src, allowed):
+    from scripts.site.hooks import diagram_refusal
+
+    why = diagram_refusal(path, src)
+    assert (why is None) == allowed
+    if not allowed:
+        assert why.startswith(f"{path}: a diagram on docs/{src} may call only")
+
+
+def test_a_diagram_cannot_call_a_function_its_file_only_imports():
+    from scripts.site.hooks import make_figure
+
+    with pytest.raises(PermissionError, match="imported there, not defined"):
+        make_figure("snippets/lib/wave_figure.py", "Waves", "", "x.md")
+    with pytest.raises(PermissionError, match="may call only"):
+        make_figure("scripts/bench/writer.py", "ResultWriter", '"/tmp", "x"', "x.md")
