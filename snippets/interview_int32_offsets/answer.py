@@ -49,4 +49,5 @@ def facts() -> dict[str, str]:
 
 if __name__ == "__main__":
     for key, value in facts().items():
-        print(f"{key:>20}: {value}")
+        if key.startswith("answer."):
+            print(f"{key.removeprefix('answer.'):>13}: {value}")

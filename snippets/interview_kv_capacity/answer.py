@@ -88,4 +88,5 @@ def facts() -> dict[str, str]:
 
 if __name__ == "__main__":
     for key, value in facts().items():
-        print(f"{key:>24}: {value}")
+        if key.startswith("answer."):
+            print(f"{key.removeprefix('answer.'):>17}: {value}")

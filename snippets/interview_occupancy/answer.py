@@ -85,4 +85,5 @@ def facts() -> dict[str, str]:
 
 if __name__ == "__main__":
     for key, value in facts().items():
-        print(f"{key:>26}: {value}")
+        if key.startswith("answer."):
+            print(f"{key.removeprefix('answer.'):>19}: {value}")

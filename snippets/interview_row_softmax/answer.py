@@ -68,4 +68,5 @@ def facts() -> dict[str, str]:
 if __name__ == "__main__":
     print("exp(89) overflows in float32:", overflows_without_max(89.0))
     for key, value in facts().items():
-        print(f"{key:>26}: {value}")
+        if key.startswith("answer."):
+            print(f"{key.removeprefix('answer.'):>19}: {value}")

@@ -53,4 +53,5 @@ def facts() -> dict[str, str]:
 
 if __name__ == "__main__":
     for key, value in facts().items():
-        print(f"{key:>28}: {value}")
+        if key.startswith("answer."):
+            print(f"{key.removeprefix('answer.'):>21}: {value}")
