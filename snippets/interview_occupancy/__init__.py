@@ -1,0 +1,1 @@
+"""Interview exercise (docs/interview/)."""
