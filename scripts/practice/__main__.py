@@ -19,8 +19,14 @@ import sys
 from pathlib import Path
 
 from scripts.cli import OneLineParser
-from scripts.practice import EXIT_FAILED, EXIT_PASSED, EXIT_USAGE, PracticeError, check
 from scripts.practice.exercises import BY_NAME, EXERCISES
+from scripts.practice.grader import (
+    EXIT_FAILED,
+    EXIT_PASSED,
+    EXIT_USAGE,
+    PracticeError,
+    check,
+)
 
 
 def exercise_named(name: str):

@@ -14,7 +14,7 @@ def test_names_and_folders_match():
 
 
 def test_every_reference_runs_on_its_first_case():
-    from scripts.practice import build_case, expected
+    from scripts.practice.grader import build_case, expected
 
     for exercise in EXERCISES:
         case = exercise.cases[0]

@@ -3,9 +3,9 @@ answered in one line."""
 
 import pytest
 
-from scripts.practice import EXIT_PASSED, EXIT_USAGE
 from scripts.practice import __main__ as cli
 from scripts.practice.exercises import EXERCISES
+from scripts.practice.grader import EXIT_PASSED, EXIT_USAGE
 
 
 def test_list_shows_every_exercise(capsys):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.practice import Outcome, PracticeError, check, check_many
 from scripts.practice.exercises import BY_NAME, EXERCISES
+from scripts.practice.grader import Outcome, PracticeError, check, check_many
 from tests.helpers.shared import once_per_session
 
 #: What each wrong attempt's failure must say (a phrase of its hint).
