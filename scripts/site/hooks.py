@@ -18,7 +18,8 @@ What they do, in build order:
   mapping per snippet, computed once a build; an unknown key fails here) and
   ``<!-- roadmap: ... -->`` with a roadmap table, ``<!-- run: ... -->`` with
   the "Run it yourself" box (``scripts/site/run_boxes.py``) and
-  ``<!-- glossary -->`` with the terms (``scripts/site/glossary.py``); checks
+  ``<!-- glossary -->`` with the terms (``scripts/site/glossary.py``),
+  ``<!-- badge: KIND -->`` with an evidence badge (``scripts/site/badges.py``); checks
   that every fenced block that includes a snippet is titled with that file's
   path (plus
   `` (excerpt)`` when it does not run alone), and adds a link to the whole
@@ -49,6 +50,7 @@ from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
 from scripts.site import calculators
+from scripts.site.badges import BadgeError, expand_badges
 from scripts.site.diagrams import expand_diagrams, place_diagrams
 from scripts.site.fences import (
     fences,
@@ -339,6 +341,14 @@ def expand_page_run_boxes(markdown: str, src: str) -> str:
         raise PluginError(str(exc)) from exc
 
 
+def expand_page_badges(markdown: str, src: str) -> str:
+    """`<!-- badge: KIND -->` -> the evidence badge (scripts/site/badges.py)."""
+    try:
+        return expand_badges(markdown, src)
+    except BadgeError as exc:
+        raise PluginError(str(exc)) from exc
+
+
 # --------------------------------------------------------------------------
 # Files written into the site: plots and raw result files
 # --------------------------------------------------------------------------
@@ -461,6 +471,7 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
         markdown, src, _state["roadmap"], docs_dir, _state["built"]
     )
     markdown = expand_glossary(markdown, src, _state["roadmap"], docs_dir)
+    markdown = expand_page_badges(markdown, src)
     return annotate_code_blocks(markdown, src)
 
 
