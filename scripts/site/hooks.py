@@ -490,7 +490,13 @@ def on_post_page(output: str, page, config, **kwargs):
     output = place_diagrams(
         output, _state.get("diagrams", {}).get(page.file.src_uri, [])
     )
-    badge = f'<p class="access-line">{access_badge(level)}</p>'
+    # The badge links to the page that says what the label means.
+    access_page = posixpath.relpath("reference/access/", page.url or ".") + "/"
+    badge = (
+        f'<p class="access-line"><a class="access-link" href="{access_page}" '
+        f'title="What Free and Premium mean: every page is open today">'
+        f"{access_badge(level)}</a></p>"
+    )
     # After the first heading of the article (Markdown and notebook pages alike).
     match = re.search(r"</h1>", output)
     if match is None:

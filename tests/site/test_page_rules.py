@@ -97,10 +97,21 @@ def test_run_boxes_show_the_standard_command_and_its_output(built_site):
     for rel, html in built_pages(built_site):
         for part in html.split('<p class="admonition-title">Run it yourself</p>')[1:]:
             boxes += 1
-            blocks = page_blocks(part[: part.index("The whole file:")], rel)
-            assert [b.lang for b in blocks] == ["bash", "text"], rel
+            box = part[: part.index("The whole file:")]
+            blocks = page_blocks(box, rel)
+            assert blocks[0].lang == "bash", rel
             assert RUN_COMMAND_RE.match(blocks[0].code), (rel, blocks[0].code)
-            assert blocks[1].code.strip(), f"{rel}: a run box prints nothing"
+            # What it prints is folded, closed, so no exercise below is
+            # answered by an open box above it.
+            fold = re.search(
+                r'<details class="note">\s*<summary>What it prints</summary>(.*)',
+                box,
+                re.S,
+            )
+            assert fold, f"{rel}: a run box's output is not folded"
+            assert re.sub(r"<[^>]+>", "", fold[1]).strip(), f"{rel}: prints nothing"
+            end = part.index("The whole file:")
+            assert "How to run the code" in part[end : end + 600], rel
     assert boxes >= 1
 
 
