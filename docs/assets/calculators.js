@@ -111,6 +111,13 @@
     return shown + "% " + (error > 0 ? "high" : "low");
   }
 
+  // Off by more than a factor of 1.5 either way (or the wrong sign).
+  function farOff(estimate, answer) {
+    if (answer === 0) return Math.abs(estimate) > 0.5;
+    const ratio = estimate / answer;
+    return !(ratio > 1 / 1.5 && ratio < 1.5);
+  }
+
   function checkPrediction(element) {
     const input = element.querySelector("input[name=estimate]");
     const output = element.querySelector("[data-output]");
@@ -121,6 +128,18 @@
       return;
     }
     const answer = Number.parseFloat(element.dataset.answer);
+    // A guess far off gets a hint and a second try before the reveal.
+    const tries = Number(element.dataset.tries || 0) + 1;
+    element.dataset.tries = String(tries);
+    if (tries === 1 && farOff(estimate, answer)) {
+      const high = answer === 0 ? estimate > 0 : estimate > answer;
+      output.textContent = "Not yet: that is well " + (high ? "above" : "below") +
+        " the model's answer. Check the units and which term dominates, then " +
+        "try once more; the answer shows on your next check.";
+      element.dataset.revealed = "false";
+      return;
+    }
+    element.dataset.revealed = "true";
     let text = "The model gives " + element.dataset.answerText;
     text += answer === 0 ? "." : ": your estimate is " + relativeError(estimate, answer) + ".";
     if (element.dataset.measured !== undefined) {

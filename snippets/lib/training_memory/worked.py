@@ -212,14 +212,12 @@ def seq_text() -> str:
 
 
 if __name__ == "__main__":
+    # The lesson's givens; the exercises' answers stay in their folds.
     for key in MODELS:
-        print(key, params_text(key), model_state_text(key), state_headroom_text(key))
-    for mode in RECOMPUTE:
-        print(
-            mode,
-            per_token_layer_text("llama3-8b", mode),
-            total_text("llama3-8b", mode),
-            longest_sequence_text("llama3-8b", mode),
-        )
-    print([min_ranks_text("llama3-70b", stage) for stage in range(4)])
-    print("tiny:", tiny_text("predicted"), "vs", tiny_text("measured"))
+        print(f"{key} parameters: {params_text(key)}")
+    print(
+        f"model state, mixed-precision Adam: {bytes_per_parameter_text()} a parameter"
+    )
+    print(f"one H200: {h200_text()}")
+    print(f"worked sequence: {seq_text()} tokens; data-parallel ranks: {ranks_text()}")
+    print(f"recomputation modes: {', '.join(RECOMPUTE)}")
