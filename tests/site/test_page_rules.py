@@ -24,7 +24,7 @@ REQUIRED_TERMS = [
     "bank conflict", "warp", "warpgroup", "wgmma", "TMA", "split-K", "Stream-K",
     "KV cache", "continuous batching", "paged attention", "MFU", "Amdahl's law",
     "L2 flush", "CUDA events", "memcheck", "racecheck", "decoupled look-back",
-    "online softmax", "FlashAttention",
+    "online softmax", "FlashAttention", "register spill",
 ]  # fmt: skip
 
 
