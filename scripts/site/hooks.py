@@ -22,9 +22,9 @@ What they do, in build order:
   ``<!-- badge: KIND -->`` with an evidence badge (``scripts/site/badges.py``); checks
   that every fenced block that includes a snippet is titled with that file's
   path (plus
-  `` (excerpt)`` when it does not run alone), and adds a link to the whole
-  file under it and under every excerpt.
-- ``on_post_page``: puts the access badge under the page's first heading.
+  `` (excerpt)`` when it does not run alone).
+- ``on_post_page``: puts the access badge under the page's first heading
+  and makes each code block's file title a link to the whole tested file.
 - ``on_post_build``: writes those files (plots, raw result files) into the
   site.
 
@@ -35,6 +35,7 @@ inserts: tests/site/test_build.py builds the site with ``-X importtime``.
 from __future__ import annotations
 
 import ast
+import html
 import inspect
 import json
 import multiprocessing
@@ -318,15 +319,31 @@ def annotate_code_blocks(markdown: str, src: str) -> str:
                 f'title="{sorted(files)[0]}{EXCERPT_SUFFIX}" (found title='
                 f"{block.title!r})"
             )
-        link = posixpath.relpath(f"src/{title}", posixpath.dirname(src) or ".")
-        out.append("")
-        out.append(
-            f"{block.indent}[:material-file-code-outline: Whole tested file: "
-            f"`{title}`]({link}){{ .source-link download }}"
-        )
-        out.append("")
+        # The block's title becomes the link to the whole file, in the HTML
+        # (link_code_titles): no line of its own under every block.
     out.extend(lines[done:])
     return "\n".join(out)
+
+
+FILENAME_RE = re.compile(r'<span class="filename">(?P<title>[^<]+)</span>')
+
+
+def link_code_titles(output: str, page_url: str) -> str:
+    """Each code block titled with a project file links its title to the
+    whole tested file, published at src/<path>."""
+
+    def link(match: re.Match) -> str:
+        title = match["title"]
+        path = html.unescape(title).removesuffix(EXCERPT_SUFFIX)
+        if path.split("/")[0] not in SOURCE_DIRS or not (ROOT / path).is_file():
+            return match.group(0)
+        href = posixpath.relpath(f"src/{path}", page_url.rstrip("/") or ".")
+        return (
+            f'<span class="filename"><a class="source-link" href="{href}" '
+            f'title="The whole tested file" download>{title}</a></span>'
+        )
+
+    return FILENAME_RE.sub(link, output)
 
 
 def expand_page_run_boxes(markdown: str, src: str) -> str:
@@ -492,6 +509,7 @@ def on_post_page(output: str, page, config, **kwargs):
     )
     # The badge links to the page that says what the label means.
     access_page = posixpath.relpath("reference/access/", page.url or ".") + "/"
+    output = link_code_titles(output, page.url)
     badge = (
         f'<p class="access-line"><a class="access-link" href="{access_page}" '
         f'title="What Free and Premium mean: every page is open today">'

@@ -238,8 +238,11 @@ def render_box(
             "        ```",
         ]
     how = f" · [How to run the code]({how_to_run})" if how_to_run else ""
+    # Every command runs on a CPU (TRITON_INTERPRET=1 runs kernels there).
     body = [
         '!!! example "Run it yourself"',
+        "",
+        "    Needs a CPU only, no GPU:",
         "",
         "    ```bash",
         f"    {command(path)}",
