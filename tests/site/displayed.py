@@ -44,7 +44,9 @@ def page_blocks(page_html: str, page: str) -> list[Block]:
     blocks = []
     for index, match in enumerate(BLOCK_RE.finditer(page_html), start=1):
         code = html.unescape(TAG_RE.sub("", match["pre"]))
-        title = html.unescape(TAG_RE.sub("", match["title"])) if match["title"] else None
+        title = (
+            html.unescape(TAG_RE.sub("", match["title"])) if match["title"] else None
+        )
         blocks.append(Block(page, index, match["lang"], title, code))
     return blocks
 

@@ -320,6 +320,10 @@ READING_JS = """() => {
     if (d.open && (d.classList.contains("success") || summary === "What it prints"))
       found.push(`"${summary}" is open before the reader opens it`);
   }
+  // An over-indented table becomes a code block with no language.
+  for (const code of document.querySelectorAll(".md-content pre > code:not([class])"))
+    if (/\\|\\s*:?-{3,}:?\\s*\\|/.test(code.textContent))
+      found.push(`a Markdown table shown as code: "${code.textContent.slice(0, 40)}"`);
   const walker = document.createTreeWalker(
     document.querySelector(".md-content") || document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -727,10 +731,13 @@ def diagram_problems(page, url: str, width: str, shots: Path, taken: list) -> li
         if not desktop:
             continue
         for index in range(figures.count()):
-            name = (
-                f"{url.strip('/').replace('/', '_') or 'home'}-{index + 1}-{scheme}.png"
-            )
-            image = figures.nth(index).screenshot(path=str(shots / name))
+            stem = url.strip("/").replace("/", "_") or "home"
+            name = f"{stem}-{index + 1}-{scheme}.jpg"
+            # JPEG at CSS scale: a PNG of each figure took most of the time.
+            image = figures.nth(index).screenshot(
+                path=str(shots / name), type="jpeg", quality=60, scale="css",
+                animations="disabled", caret="initial",
+            )  # fmt: skip
             taken.append(name)
             if len(set(image)) < 64:  # a handful of distinct bytes: an empty box
                 problems.append(f"/{url}, {scheme}: diagram {index + 1} looks blank")
