@@ -14,6 +14,7 @@
   const HOME = "/home/pyodide/calculators";
 
   let runtime = null; // Promise of the loaded Pyodide, made on the first Run
+  let ready = false; // whether that promise has resolved
   const loaded = new Map(); // repository path -> Promise of its file written
 
   function loadRuntime() {
@@ -27,6 +28,7 @@
             "sys.path.insert(0, " + JSON.stringify(HOME) + ")"
         );
         await writeFile(pyodide, "calculator_runtime.py");
+        ready = true;
         return pyodide;
       })();
       runtime.catch(function () {
@@ -69,7 +71,7 @@
     const status = element.querySelector(".calculator-status");
     const button = element.querySelector("button");
     const started = performance.now();
-    const first = runtime === null;
+    const first = !ready;
     button.disabled = true;
     element.setAttribute("aria-busy", "true");
     if (first && status) status.textContent = "Loading Python (first run only)…";
@@ -149,6 +151,17 @@
     }
     output.textContent = text;
   }
+
+  // A reader who edits a calculator's field is about to press Run: start
+  // Python then, so the first Run waits less. A page only read, or only
+  // scrolled past a calculator, still fetches nothing.
+  ["focusin"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      if (runtime === null && event.target.closest && event.target.closest("[data-calculator]")) {
+        loadRuntime().catch(function () {});
+      }
+    });
+  });
 
   // One listener for the whole document: a calculator added to the page
   // later (or copied from another page by a test) works the same way.
