@@ -1,12 +1,12 @@
-"""Exercise answers on a built page, and where their distinctive numbers
-leak before the fold that hides them.
+"""Exercise answers on a built page, and where their distinctive text
+leaks before the fold that hides them.
 
 An answer is a ``??? success`` fold (``<details class="success">``). Its
-distinctive numbers are the ones it states that neither its question (the
-text since the previous fold or heading) nor the lesson's prose before it
-already gives: what the reader is asked to work out. Such a number printed
-by a "Run it yourself" box, or shown in a predict box's question, answers the
-exercise before the reader tries it.
+distinctive text is the numbers and bold key phrases it states that neither
+its question (the text since the previous fold or heading) nor the lesson's
+prose before it already gives: what the reader is asked to work out. Such
+text printed by a "Run it yourself" box, or shown in a predict box's
+question, answers the exercise before the reader tries it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ RUN_OUTPUT_RE = re.compile(
     r"<summary>What it prints</summary>(?P<body>.*?)</details>", re.S
 )
 RUN_BOX_RE = re.compile(r'<div class="admonition example">.*?</details>', re.S)
+STRONG_RE = re.compile(r"<strong>(.*?)</strong>", re.S)
 PREDICT_RE = re.compile(r'<div class="predict"[^>]*>.*?</div>', re.S)
 # A number with at least three digits or a decimal point, with its unit.
 NUMBER_RE = re.compile(
@@ -60,14 +61,21 @@ def leaks(page_html: str) -> list[str]:
         prose = text_of(PREDICT_RE.sub(" ", RUN_BOX_RE.sub(" ", before)))
         predicts = text_of(" ".join(PREDICT_RE.findall(before)))
         shown = printed + " " + predicts
+        # Its numbers, and its key phrases: what the answer sets in bold.
+        tokens = [t.strip() for t in NUMBER_RE.findall(text_of(answer["body"]))]
+        tokens = [t for t in tokens if distinctive(t)]
+        tokens += [
+            phrase
+            for phrase in map(
+                str.strip, map(text_of, STRONG_RE.findall(answer["body"]))
+            )
+            if len(phrase) >= 12
+        ]
         numbers = sorted(
             {
-                token.strip()
-                for token in NUMBER_RE.findall(text_of(answer["body"]))
-                if distinctive(token)
-                and token.strip() not in question
-                and token.strip() not in prose
-                and token.strip() in shown
+                token
+                for token in tokens
+                if token not in question and token not in prose and token in shown
             }
         )
         if numbers:

@@ -177,3 +177,6 @@ def test_the_answer_check_catches_a_run_box_that_prints_the_answer():
     )
     assert leaks(page) == ["answer 1 (Answer): 4.333"]
     assert leaks(page.replace("required: 4.333", "")) == []
+    phrase = page.replace("<p>Recall", "<p><strong>Choose Stream-K</strong>. Recall")
+    phrase = phrase.replace("required: 4.333", "Choose Stream-K")
+    assert leaks(phrase) == ["answer 1 (Answer): Choose Stream-K"]
