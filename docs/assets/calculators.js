@@ -14,6 +14,7 @@
   const HOME = "/home/pyodide/calculators";
 
   let runtime = null; // Promise of the loaded Pyodide, made on the first Run
+  let ready = false; // whether that promise has resolved
   const loaded = new Map(); // repository path -> Promise of its file written
 
   function loadRuntime() {
@@ -27,6 +28,7 @@
             "sys.path.insert(0, " + JSON.stringify(HOME) + ")"
         );
         await writeFile(pyodide, "calculator_runtime.py");
+        ready = true;
         return pyodide;
       })();
       runtime.catch(function () {
@@ -69,7 +71,7 @@
     const status = element.querySelector(".calculator-status");
     const button = element.querySelector("button");
     const started = performance.now();
-    const first = runtime === null;
+    const first = !ready;
     button.disabled = true;
     element.setAttribute("aria-busy", "true");
     if (first && status) status.textContent = "Loading Python (first run only)…";
@@ -111,6 +113,13 @@
     return shown + "% " + (error > 0 ? "high" : "low");
   }
 
+  // Off by more than a factor of 1.5 either way (or the wrong sign).
+  function farOff(estimate, answer) {
+    if (answer === 0) return Math.abs(estimate) > 0.5;
+    const ratio = estimate / answer;
+    return !(ratio > 1 / 1.5 && ratio < 1.5);
+  }
+
   function checkPrediction(element) {
     const input = element.querySelector("input[name=estimate]");
     const output = element.querySelector("[data-output]");
@@ -121,6 +130,18 @@
       return;
     }
     const answer = Number.parseFloat(element.dataset.answer);
+    // A guess far off gets a hint and a second try before the reveal.
+    const tries = Number(element.dataset.tries || 0) + 1;
+    element.dataset.tries = String(tries);
+    if (tries === 1 && farOff(estimate, answer)) {
+      const high = answer === 0 ? estimate > 0 : estimate > answer;
+      output.textContent = "Not yet: that is well " + (high ? "above" : "below") +
+        " the model's answer. Check the units and which term dominates, then " +
+        "try once more; the answer shows on your next check.";
+      element.dataset.revealed = "false";
+      return;
+    }
+    element.dataset.revealed = "true";
     let text = "The model gives " + element.dataset.answerText;
     text += answer === 0 ? "." : ": your estimate is " + relativeError(estimate, answer) + ".";
     if (element.dataset.measured !== undefined) {
@@ -130,6 +151,17 @@
     }
     output.textContent = text;
   }
+
+  // A reader who edits a calculator's field is about to press Run: start
+  // Python then, so the first Run waits less. A page only read, or only
+  // scrolled past a calculator, still fetches nothing.
+  ["focusin"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      if (runtime === null && event.target.closest && event.target.closest("[data-calculator]")) {
+        loadRuntime().catch(function () {});
+      }
+    });
+  });
 
   // One listener for the whole document: a calculator added to the page
   // later (or copied from another page by a test) works the same way.

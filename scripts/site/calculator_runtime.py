@@ -14,8 +14,17 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import math
+import re
 
 KINDS = ("int", "float", "str", "bool")
+INT_TEXT_RE = re.compile(r"[+-]?\d+")
+# Whole numbers past 15 digits lose exactness as floats, and no size a
+# calculator takes (elements, blocks, requests) is that large.
+MAX_INT_DIGITS = 15
+# A function that returns a bare number names its unit by the end of its
+# name; the page shows the unit with the rounded number.
+UNIT_SUFFIXES = (("_bytes", "bytes"), ("speedup", "×"), ("_seconds", "s"))
 
 
 def kind_of(annotation) -> str | None:
@@ -43,17 +52,17 @@ def convert(kind: str, name: str, text: str):
     if not text:
         raise ValueError(f"{name}: enter a number")
     if kind == "int":
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            value = float(text)
-        except ValueError:
-            value = None
-        if value is not None and value.is_integer():
-            return int(value)
-        raise ValueError(f"{name} must be a whole number, got {text!r}")
+        # Digits only: "2.5" is not a count, and "1e30" would be a float
+        # dressed as one (its arithmetic prints noise, not an answer).
+        digits = text.replace(",", "").replace("_", "")
+        if not INT_TEXT_RE.fullmatch(digits):
+            raise ValueError(f"{name} must be a whole number, got {text!r}")
+        if len(digits.lstrip("+-")) > MAX_INT_DIGITS:
+            raise ValueError(
+                f"{name} must be a whole number of at most {MAX_INT_DIGITS} "
+                f"digits, got {text!r}"
+            )
+        return int(digits)
     try:
         return float(text)
     except ValueError:
@@ -72,12 +81,41 @@ def call(func, fields: dict[str, str]):
     return func(**kwargs)
 
 
+def number_text(value: float) -> str:
+    """Four significant figures, thousands separated, never e-notation
+    above one: 1.1111111111111112 -> 1.111, 100663296 -> 100,663,296."""
+    if math.isinf(value) or math.isnan(value):
+        return str(value)
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+def result_text(func_name: str, result) -> str:
+    """What the page shows: a sentence as returned; a bare number rounded,
+    with the unit its function's name gives (bytes also in MB or GB)."""
+    if isinstance(result, bool) or not isinstance(result, int | float):
+        return str(result)
+    if not math.isfinite(result):
+        return str(result)  # "inf": no finite answer, and no unit to give it
+    unit = next((u for end, u in UNIT_SUFFIXES if func_name.endswith(end)), "")
+    text = number_text(result)
+    if unit == "bytes" and abs(result) >= 1e6:
+        scale, name = (1e9, "GB") if abs(result) >= 1e9 else (1e6, "MB")
+        return f"{text} bytes ({result / scale:,.1f} {name})"
+    if unit == "×":
+        return f"{text}×"
+    return f"{text} {unit}".rstrip()
+
+
 def run(module: str, func_name: str, fields_json: str) -> list:
-    """[ok, text]: the result's str(), or the error message the page shows."""
+    """[ok, text]: the result as the page shows it, or the error message."""
     importlib.invalidate_caches()
     func = getattr(importlib.import_module(module), func_name)
     try:
-        return [True, str(call(func, json.loads(fields_json)))]
+        return [True, result_text(func_name, call(func, json.loads(fields_json)))]
     except ValueError as exc:
         return [False, str(exc)]
     except Exception as exc:  # shown, not raised: the page stays usable

@@ -254,6 +254,13 @@ def fields_of(func, first_values: dict | None = None) -> list[Field]:
         value = first_values.pop(name, None)
         if value is None and parameter.default is not parameter.empty:
             value = parameter.default
+        if value is None and kind != "bool":
+            # A calculator that answers "enter a number" on its first Run
+            # teaches nothing: every field starts with a working value.
+            raise CalculatorError(
+                f"parameter {name} has no default: give the field a first value, "
+                f"e.g. {func.__name__}({name}=...) in the placeholder"
+            )
         fields.append(Field(name, kind, value))
     if first_values:
         raise CalculatorError(f"no parameter named {', '.join(sorted(first_values))}")
@@ -288,6 +295,11 @@ def field_html(field: Field) -> str:
     return f"<label>{label}{control}</label>"
 
 
+def code_spans(text: str) -> str:
+    """Escaped text with its `backticked` words as <code>, as in the docs."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _attr(text))
+
+
 def summary_line(func) -> str:
     doc = inspect.getdoc(func) or ""
     return doc.split("\n\n")[0].replace("\n", " ").strip()
@@ -304,7 +316,7 @@ def calculator_html(
     caption = (
         f'<p class="calculator-caption"><code>{_attr(func_name)}</code> from '
         f'<a href="{_attr(source)}"><code>{_attr(path)}</code></a>'
-        + (f" — {_attr(summary)}" if summary else "")
+        + (f" — {code_spans(summary)}" if summary else "")
         + "</p>"
     )
     return (

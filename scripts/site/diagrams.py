@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import re
 from collections.abc import Callable
 
@@ -26,6 +27,23 @@ MARKER_RE = re.compile(r'<div class="diagram-slot" data-diagram="(\d+)"></div>')
 # by search and by the browser test that measures font size), no date.
 SVG_RC = {"svg.hashsalt": "gpu-perf-diagram", "svg.fonttype": "none"}
 INK = "#000000"
+# The smallest text a diagram may show, in CSS pixels: a figure scales down
+# with its column until its smallest text would drop below this, and from
+# there scrolls sideways inside its box (with a visible cue, docs/assets).
+MIN_TEXT_PX = 10.0
+FONT_SIZE_RE = re.compile(r"font(?:-size)?:\s*(?:[a-z]+\s+)*(?P<size>\d+(?:\.\d+)?)px")
+VIEWBOX_RE = re.compile(r'viewBox="[\d.]+ [\d.]+ (?P<width>[\d.]+) [\d.]+"')
+
+
+def min_width_px(svg: str, min_text_px: float = MIN_TEXT_PX) -> int:
+    """The narrowest the figure may be drawn with its smallest text still at
+    least min_text_px (0 when it has no text)."""
+    sizes = [float(m["size"]) for m in FONT_SIZE_RE.finditer(svg)]
+    box = VIEWBOX_RE.search(svg)
+    if not sizes or box is None:
+        return 0
+    # A tenth of a pixel to spare: the browser's scale is not exact.
+    return math.ceil(float(box["width"]) * (min_text_px + 0.1) / min(sizes))
 
 
 def figure_svg(fig, alt: str) -> str:
@@ -41,7 +59,13 @@ def figure_svg(fig, alt: str) -> str:
     svg = re.sub(r'<svg([^>]*?)\swidth="[^"]*"', r"<svg\1", svg, count=1)
     svg = re.sub(r'<svg([^>]*?)\sheight="[^"]*"', r"<svg\1", svg, count=1)
     label = html.escape(alt, quote=True)
-    svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
+    # Text matplotlib draws in black carries no fill at all (SVG's default is
+    # black), tick labels and legends included: the root's fill makes every
+    # such element take the theme's text colour, as INK strokes do.
+    style = f"fill: currentColor; min-width: {min_width_px(svg)}px"
+    svg = svg.replace(
+        "<svg", f'<svg role="img" aria-label="{label}" style="{style}"', 1
+    )
     return svg.replace(INK, "currentColor")
 
 

@@ -51,7 +51,10 @@ What the hooks do, in build order:
   ``--8<--`` never meets one. A diagram may call only a function defined in
   the page's own snippet folder (``snippets/<page_name>/``, the page's file
   name with ``_`` for ``-``) or under ``snippets/lib/``.
-- ``on_post_page``: puts the access badge under the page's first heading.
+  ``<!-- badge: KIND -->`` becomes an evidence badge (``scripts/site/badges.py``),
+  expanded from the source like the others.
+- ``on_post_page``: puts the access badge under the page's first heading
+  and makes each code block's file title a link to the whole tested file.
 - ``on_post_build``: writes those files (plots, raw result files) into the
   site.
 
@@ -68,6 +71,7 @@ inserts: tests/site/test_build.py builds the site with ``-X importtime``.
 from __future__ import annotations
 
 import ast
+import html
 import inspect
 import json
 import multiprocessing
@@ -83,6 +87,7 @@ from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
 from scripts.site import calculators, placeholders
+from scripts.site.badges import BadgeError, expand_badges
 from scripts.site.build_cache import (
     MISSING,
     BuildCache,
@@ -447,15 +452,31 @@ def annotate_code_blocks(markdown: str, src: str) -> str:
                 f'title="{sorted(files)[0]}{EXCERPT_SUFFIX}" (found title='
                 f"{block.title!r})"
             )
-        link = posixpath.relpath(f"src/{title}", posixpath.dirname(src) or ".")
-        out.append("")
-        out.append(
-            f"{block.indent}[:material-file-code-outline: Whole tested file: "
-            f"`{title}`]({link}){{ .source-link download }}"
-        )
-        out.append("")
+        # The block's title becomes the link to the whole file, in the HTML
+        # (link_code_titles): no line of its own under every block.
     out.extend(lines[done:])
     return "\n".join(out)
+
+
+FILENAME_RE = re.compile(r'<span class="filename">(?P<title>[^<]+)</span>')
+
+
+def link_code_titles(output: str, page_url: str) -> str:
+    """Each code block titled with a project file links its title to the
+    whole tested file, published at src/<path>."""
+
+    def link(match: re.Match) -> str:
+        title = match["title"]
+        path = html.unescape(title).removesuffix(EXCERPT_SUFFIX)
+        if path.split("/")[0] not in SOURCE_DIRS or not (ROOT / path).is_file():
+            return match.group(0)
+        href = posixpath.relpath(f"src/{path}", page_url.rstrip("/") or ".")
+        return (
+            f'<span class="filename"><a class="source-link" href="{href}" '
+            f'title="The whole tested file" download>{title}</a></span>'
+        )
+
+    return FILENAME_RE.sub(link, output)
 
 
 def expand_page_run_boxes(markdown: str, src: str) -> str:
@@ -478,6 +499,14 @@ def expand_page_run_boxes(markdown: str, src: str) -> str:
             markdown, src, link_for, _state["timings"], output=output
         )
     except RunBoxError as exc:
+        raise PluginError(str(exc)) from exc
+
+
+def expand_page_badges(markdown: str, src: str) -> str:
+    """`<!-- badge: KIND -->` -> the evidence badge (scripts/site/badges.py)."""
+    try:
+        return expand_badges(markdown, src)
+    except BadgeError as exc:
         raise PluginError(str(exc)) from exc
 
 
@@ -627,6 +656,7 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
         markdown, src, _state["roadmap"], docs_dir, _state["built"]
     )
     markdown = expand_glossary(markdown, src, _state["roadmap"], docs_dir)
+    markdown = expand_page_badges(markdown, src)
     markdown = restore_stash(markdown, stash)
     return annotate_code_blocks(markdown, src)
 
@@ -646,7 +676,14 @@ def on_post_page(output: str, page, config, **kwargs):
     output = place_diagrams(
         output, _state.get("diagrams", {}).get(page.file.src_uri, [])
     )
-    badge = f'<p class="access-line">{access_badge(level)}</p>'
+    # The badge links to the page that says what the label means.
+    access_page = posixpath.relpath("reference/access/", page.url or ".") + "/"
+    output = link_code_titles(output, page.url)
+    badge = (
+        f'<p class="access-line"><a class="access-link" href="{access_page}" '
+        f'title="What Free and Premium mean: every page is open today">'
+        f"{access_badge(level)}</a></p>"
+    )
     # After the first heading of the article (Markdown and notebook pages alike).
     match = re.search(r"</h1>", output)
     if match is None:

@@ -260,8 +260,16 @@ def planned_pages_table(roadmap: dict, docs_dir: Path) -> str:
         for entry in iter_entries(roadmap)
         if not page_exists(docs_dir, entry["path"])
     ]
+    if not rows:  # nothing planned: no heading over an empty table
+        return ""
     header = ["Planned page", "Kind", "Access when built"]
-    return markdown_table(header, rows, escape=False) + "\n"
+    return (
+        "## Planned, not built yet\n\nThese are on the roadmap but have no page "
+        "yet. They are listed so you can see where the path goes; nothing here "
+        "links to a placeholder.\n\n"
+        + markdown_table(header, rows, escape=False)
+        + "\n"
+    )
 
 
 def count_items(roadmap: dict, course: str) -> dict[str, int]:

@@ -24,6 +24,7 @@ import ast
 import contextlib
 import io
 import os
+import posixpath
 import re
 import runpy
 import subprocess
@@ -193,26 +194,65 @@ def output_for(path: str, root: Path = ROOT, timings: dict | None = None) -> str
     return text
 
 
-def render_box(path: str, output: str, link: str, indent: str = "") -> str:
-    """The standard admonition, indented like the placeholder was."""
+# The page that says once what every box assumes (a clone, `make install`).
+HOW_TO_RUN_PAGE = "reference/how-to-run-the-code.md"
+MARKDOWN_TABLE_RE = re.compile(r"^\s*\|.*\|\s*$")
+
+
+def prints_markdown(output: str) -> bool:
+    """Whether the output is Markdown for a reader (a table or bold), to be
+    shown rendered rather than as raw pipes and asterisks."""
+    return "**" in output or any(
+        MARKDOWN_TABLE_RE.match(line) for line in output.split("\n")
+    )
+
+
+def rendered_output(output: str) -> list[str]:
+    """Markdown output as blocks: each table whole, every other line its own
+    paragraph, so line breaks survive."""
+    blocks: list[list[str]] = []
+    for line in output.split("\n"):
+        is_row = bool(MARKDOWN_TABLE_RE.match(line))
+        if is_row and blocks and MARKDOWN_TABLE_RE.match(blocks[-1][-1]):
+            blocks[-1].append(line)
+        elif line.strip():
+            blocks.append([line])
+    out: list[str] = []
+    for block in blocks:
+        out.extend([*block, ""])
+    return out[:-1]
+
+
+def render_box(
+    path: str, output: str, link: str, indent: str = "", how_to_run: str = ""
+) -> str:
+    """The standard admonition, indented like the placeholder was: the
+    command, then what it prints folded (an exercise below must not be
+    answered by an open box above it)."""
+    if prints_markdown(output):
+        printed = [f"        {line}".rstrip() for line in rendered_output(output)]
+    else:
+        printed = [
+            "        ```text",
+            *(f"        {line}".rstrip() for line in output.split("\n")),
+            "        ```",
+        ]
+    how = f" · [How to run the code]({how_to_run})" if how_to_run else ""
+    # Every command runs on a CPU (TRITON_INTERPRET=1 runs kernels there).
     body = [
         '!!! example "Run it yourself"',
         "",
-        "    From the root of a clone of this site's repository, after",
-        "    `make install` has made the project's virtual environment `.venv`",
-        "    (`TRITON_INTERPRET=1` runs Triton kernels on the CPU):",
+        "    Needs a CPU only, no GPU:",
         "",
         "    ```bash",
         f"    {command(path)}",
         "    ```",
         "",
-        "    It prints:",
+        '    ??? note "What it prints"',
         "",
-        "    ```text",
-        *(f"    {line}".rstrip() for line in output.split("\n")),
-        "    ```",
+        *printed,
         "",
-        f"    The whole file: [`{path}`]({link}){{ .source-link download }}",
+        f"    The whole file: [`{path}`]({link}){{ .source-link download }}{how}",
     ]
     return "\n".join(f"{indent}{line}" if line else "" for line in body)
 
@@ -240,7 +280,10 @@ def expand_run_boxes(
             printed = output(path, timings=timings)
         except RunBoxError as exc:
             raise RunBoxError(f"docs/{src}: {exc}") from exc
-        out.append(render_box(path, printed, link_for(path), match["indent"]))
+        how_to_run = posixpath.relpath(HOW_TO_RUN_PAGE, posixpath.dirname(src) or ".")
+        out.append(
+            render_box(path, printed, link_for(path), match["indent"], how_to_run)
+        )
     return "\n".join(out)
 
 

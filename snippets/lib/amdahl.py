@@ -1,12 +1,15 @@
 """Amdahl's law for kernel work inside a service (lesson: Connect kernel work
 to the service). Every number the page states is computed here."""
 
+# --8<-- [start:overall-speedup]
 import math
 
-from evidence.tables import markdown_table
+
+def check_fraction(kernel_fraction: float) -> None:
+    if not 0.0 <= kernel_fraction <= 1.0:
+        raise ValueError(f"kernel_fraction must lie in [0, 1], got {kernel_fraction}")
 
 
-# --8<-- [start:overall-speedup]
 def overall_speedup(kernel_fraction: float, kernel_speedup: float) -> float:
     """Whole-workload speedup when only the kernel gets faster.
 
@@ -31,11 +34,6 @@ def speedup_cap(kernel_fraction: float) -> float:
 
 
 # --8<-- [end:overall-speedup]
-
-
-def check_fraction(kernel_fraction: float) -> None:
-    if not 0.0 <= kernel_fraction <= 1.0:
-        raise ValueError(f"kernel_fraction must lie in [0, 1], got {kernel_fraction}")
 
 
 # --8<-- [start:required-speedup]
@@ -101,6 +99,8 @@ def speedup_table() -> str:
         [fmt_pct(f)] + [fmt_x(overall_speedup(f, s)) for s in TABLE_SPEEDUPS]
         for f in TABLE_FRACTIONS
     ]
+    from evidence.tables import markdown_table
+
     return markdown_table(header, rows) + "\n"
 
 
@@ -169,9 +169,7 @@ def facts() -> dict[str, str]:
 
 
 if __name__ == "__main__":
+    # The lesson's worked examples; the exercise's answers stay in its folds.
     print("cap for a kernel at 20%:", cap_formula_text(EXAMPLE_FRACTION))
     print("kernel at 20%, 2x faster:", overall_text(EXAMPLE_FRACTION, 2.0), "overall")
     print("kernel at 50%, 1.5x overall needs:", required_text(0.5, 1.5), "kernel")
-    print("exercise:")
-    for key, value in exercise().items():
-        print(f"{key:>15}: {value:.4g}")

@@ -13,8 +13,9 @@ from __future__ import annotations
 INK = "#000000"
 #: Highlight: teal reads on white and on Material's dark slate alike.
 ACCENT = "#159a8c"
-#: A second highlight, amber, for the thing being contrasted.
-SECOND = "#e08e0b"
+#: A second highlight, amber, for the thing being contrasted: dark enough for
+#: text at 3:1 on white and on the dark slate alike.
+SECOND = "#c27a00"
 #: Grey for context: cells, grids, things not in focus.
 MUTED = "#8c8c8c"
 #: Fill for a cell with no emphasis: grey at low opacity works on both themes.

@@ -44,6 +44,7 @@ def waves_figure(grid_size: int, sm_count: int = H200.sm_count, blocks_per_sm: i
     ax.set_yticks([waves.count - 0.5 - i for i in range(waves.count)])
     ax.set_yticklabels([f"wave {i + 1}" for i in range(waves.count)])
     ax.set_xlabel(f"slot ({sm_count} SMs x {blocks_per_sm} per SM)")
+    fig.tight_layout()  # room for the axis label inside the drawing
     return fig
     # --8<-- [end:waves-figure]
 

@@ -242,4 +242,5 @@ if __name__ == "__main__":
                 f"{fmt_num(row['intensity']):>7} FLOP/B, {row['bound']}, "
                 f"floor {fmt_time(row['floor_s'])}"
             )
-    print(time_floor(1e9, 6e6))
+    # The calculator's first values: 1 GFLOP over 6 MB.
+    print(f"time_floor(flops=1e9, bytes_moved=6e6): {time_floor(1e9, 6e6)}")

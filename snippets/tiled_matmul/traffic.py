@@ -28,6 +28,7 @@ H200_BF16_DENSE_FLOP_PER_S = H200.bf16_dense_flop_per_s
 # --8<-- [end:h200]
 
 
+# --8<-- [start:ideal]
 def _check_positive(**sizes: int) -> None:
     """Reject sizes a matmul cannot have, naming the argument."""
     for name, value in sizes.items():
@@ -38,7 +39,6 @@ def _check_positive(**sizes: int) -> None:
             raise ValueError(f"{name} must be at least 1, got {value}")
 
 
-# --8<-- [start:ideal]
 def ideal_bytes(M: int, N: int, K: int, itemsize: int) -> int:
     """Device-memory bytes if A (M x K) and B (K x N) are each read once
     and C (M x N) is written once: the least any schedule can move."""

@@ -93,5 +93,5 @@ def exercise_text() -> str:
 
 
 if __name__ == "__main__":
+    # The lesson's table; the padding exercise's answer stays in its fold.
     print(bank_table())
-    print(exercise_text())

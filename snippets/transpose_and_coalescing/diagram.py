@@ -40,14 +40,27 @@ def bank_map_figure(width: int = 8, col: int = 1):
                         edgecolor="none",
                     )
                 )
-        ax.set_xlim(0, width)
-        ax.set_ylim(-1.2, rows)
+        # Every label inside the panel's limits, so none falls outside the
+        # drawing: the layout on top, bank numbers above the grid, and the
+        # memory rows counted down the left of the first panel.
+        ax.set_xlim(-1.2 if k == 0 else -0.2, width)
+        ax.set_ylim(-0.2, rows + 1.9)
         ax.set_aspect("equal")
-        ax.text(0, -1.0, f"{name}", color=INK, fontsize=FONT_SIZE)
+        ax.text(0, rows + 1.0, name, color=INK, fontsize=FONT_SIZE)
+        for bank in range(0, width, 2):
+            ax.text(
+                bank + 0.45, rows + 0.15, str(bank), ha="center", color=INK,
+                fontsize=FONT_SIZE - 1,
+            )  # fmt: skip
+        if k == 0:
+            ax.text(
+                -0.5, rows / 2, "word row ↓", rotation=90, ha="center",
+                va="center", color=INK, fontsize=FONT_SIZE - 1,
+            )  # fmt: skip
     fig.text(
         0.01,
-        0.95,
-        f"banks →   (column {col} of the tile filled)",
+        0.02,
+        f"bank →, one square a 4-byte word; column {col} of the tile filled",
         color=INK,
         fontsize=FONT_SIZE,
     )

@@ -32,9 +32,12 @@ def layer_roofline(key: str = "llama3-8b"):
                 [y],
                 s=size,
                 marker=marker,
-                color=colour,
-                alpha=0.8,
-                label=phase if i == 0 else None,
+                # Hollow, so ops at the same intensity stay visible inside
+                # each other (the decode ops all sit near one FLOP per byte).
+                facecolors="none",
+                edgecolors=colour,
+                linewidths=1.5,
+                label=f"{phase} (area ~ time)" if i == 0 else None,
             )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

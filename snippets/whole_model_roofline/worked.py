@@ -198,12 +198,10 @@ def duration_text(seconds: float) -> str:
 
 
 if __name__ == "__main__":
-    for key in ("llama3-8b", "llama3-70b"):
-        print(key, six_n_text(key), attention_term_text(key), attention_share_text(key))
-        print("  MFU", mfu_text(key), "6N only", mfu_text(key, False))
-        print("  days", training_days_text(key))
-    print(
-        biggest_op_text("llama3-8b", "decode"), biggest_op_text("llama3-8b", "prefill")
-    )
-    print(per_token_time_text("llama3-8b", "decode"))
-    print(per_token_time_text("llama3-8b", "prefill"))
+    # The lesson's givens only; what the exercises compute from them stays in
+    # their folds on the page.
+    print(f"training sequence length: {given_text('seq_len')} tokens")
+    print(f"prefill prompt: {given_text('prompt')} tokens")
+    print(f"decode: batch {given_text('batch')}, {given_text('context')} cached tokens")
+    print(f"pre-training corpus: {given_text('corpus_tokens')} tokens")
+    print(f"cluster: {given_text('gpus')} GPUs at {given_text('target_mfu')} MFU")

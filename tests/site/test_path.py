@@ -59,7 +59,7 @@ def test_home_page_opens_with_who_it_is_for_and_where_to_enter(built_site):
     first_h2 = re.search(r'<h2 id="([^"]+)"', html)[1]
     assert first_h2 == "where-to-enter"
     assert text.index("This site is for") < text.index("Where to enter")
-    assert text.index("Where to enter") < text.index("Four kinds of evidence")
+    assert text.index("Where to enter") < text.index("Five kinds of evidence")
     # Every entry point links to a page that exists today.
     section = html[html.index('id="where-to-enter"') :]
     section = section[: section.index("<h2", 10)]

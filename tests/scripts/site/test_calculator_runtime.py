@@ -25,7 +25,8 @@ def test_kind_of_reads_types_and_their_names():
     ("kind", "text", "value"),
     [
         ("int", " 42 ", 42),
-        ("int", "4e3", 4000),
+        ("int", "4000", 4000),
+        ("int", "4,096", 4096),
         ("float", "0.25", 0.25),
         ("float", "1e-3", 0.001),
         ("str", " bf16 ", "bf16"),
@@ -65,7 +66,7 @@ def test_run_gives_str_of_the_result():
     fields = json.dumps({"kernel_fraction": "0.2", "kernel_speedup": "2"})
     assert run(AMDAHL, "overall_speedup", fields) == [
         True,
-        str(overall_speedup(0.2, 2.0)),
+        f"{overall_speedup(0.2, 2.0):.4g}×",
     ]
     inf = run(
         AMDAHL, "required_kernel_speedup", '{"kernel_fraction": "0.2", "target": "2"}'
@@ -89,3 +90,26 @@ def test_run_shows_the_functions_own_error():
 def test_run_names_the_exception_that_is_not_a_value_error():
     ok, text = run(AMDAHL, "overall_speedup", '{"kernel_fraction": "0.5"}')
     assert not ok and text.startswith("TypeError: ")
+
+
+@pytest.mark.parametrize("text", ["2.5", "4e3", "1e30", "1" * 16, "ten"])
+def test_an_int_field_refuses_fractions_floats_and_absurd_sizes(text):
+    with pytest.raises(ValueError, match="grid must be a whole number"):
+        convert("int", "grid", text)
+
+
+@pytest.mark.parametrize(
+    ("func", "value", "shown"),
+    [
+        ("overall_speedup", 1.1111111111111112, "1.111×"),
+        ("required_kernel_speedup", 3.000000000000001, "3×"),
+        ("ideal_bytes", 100663296, "100,663,296 bytes (100.7 MB)"),
+        ("requested_bytes", 2181038080, "2,181,038,080 bytes (2.2 GB)"),
+        ("wave_count", 1.0606060606, "1.061"),
+        ("occupancy", "1 block(s) per SM", "1 block(s) per SM"),
+    ],
+)
+def test_a_bare_number_is_rounded_and_given_its_unit(func, value, shown):
+    from scripts.site.calculator_runtime import result_text
+
+    assert result_text(func, value) == shown

@@ -72,18 +72,21 @@ def test_other_modules_are_not(name):
 def test_fields_follow_the_signature():
     from snippets.tiled_matmul.traffic import requested_bytes
 
-    fields = fields_of(requested_bytes, {"M": 64})
+    first = {"M": 64, "N": 64, "K": 64, "BM": 16, "BN": 16, "itemsize": 2}
+    fields = fields_of(requested_bytes, first)
     assert [f.name for f in fields] == ["M", "N", "K", "BM", "BN", "itemsize"]
     assert {f.kind for f in fields} == {"int"}
     assert fields[0] == Field("M", "int", 64)
-    assert fields[1].value is None
+    # A field with neither a default nor a first value would start empty.
+    with pytest.raises(CalculatorError, match="parameter N has no default"):
+        fields_of(requested_bytes, {"M": 64})
 
 
 def test_fields_reject_an_unknown_first_value():
     from snippets.tiled_matmul.traffic import ideal_bytes
 
     with pytest.raises(CalculatorError, match="no parameter named Q"):
-        fields_of(ideal_bytes, {"Q": 1})
+        fields_of(ideal_bytes, {"M": 1, "N": 1, "K": 1, "itemsize": 2, "Q": 1})
 
 
 def test_fields_reject_an_unannotated_parameter():
@@ -95,7 +98,10 @@ def test_fields_reject_an_unannotated_parameter():
 
 
 def test_calculator_markup_follows_the_contract():
-    line = f"<!-- calculator: {AMDAHL}:overall_speedup(kernel_fraction=0.2) -->"
+    line = (
+        f"<!-- calculator: {AMDAHL}:overall_speedup(kernel_fraction=0.2, "
+        "kernel_speedup=2.0) -->"
+    )
     out = calculators.expand(f"Text.\n\n{line}\n", PAGE, URL)
     assert f'data-calculator="{AMDAHL}:overall_speedup"' in out
     assert re.search(
@@ -104,6 +110,10 @@ def test_calculator_markup_follows_the_contract():
         out,
     )
     assert '<input name="kernel_speedup" type="number" step="any"' in out
+    # Backticks in a caption's summary render as code, as in the docs.
+    assert calculators.code_spans("the `batch` & `context`") == (
+        "the <code>batch</code> &amp; <code>context</code>"
+    )
     assert "<button" in out and "data-output" in out
     assert "\n" not in out.split("\n\n")[1].rstrip("\n"), "one line of HTML"
     files = re.search(r'data-files="([^"]*)"', out)[1].split()

@@ -66,3 +66,17 @@ def test_missing_alt_text_is_an_error_naming_the_page():
 def test_a_function_that_returns_no_figure_is_an_error():
     with pytest.raises(TypeError, match="not a matplotlib Figure"):
         expand('<!-- diagram: snippets/x.py:f() "alt" -->', [], lambda *a: 3)
+
+
+def test_untinted_text_follows_the_theme_and_the_width_keeps_text_legible():
+    # Matplotlib writes black text with no fill at all; the root's fill is
+    # what turns tick labels and legends to the page's text colour.
+    svg = site_diagrams.figure_svg(two_bars(), "x")
+    root = svg[: svg.index(">")]
+    assert "fill: currentColor" in root
+    width = site_diagrams.min_width_px(svg)
+    box = float(site_diagrams.VIEWBOX_RE.search(svg)["width"])
+    smallest = min(float(m["size"]) for m in site_diagrams.FONT_SIZE_RE.finditer(svg))
+    assert f"min-width: {width}px" in root
+    assert smallest * width / box >= site_diagrams.MIN_TEXT_PX
+    assert site_diagrams.min_width_px("<svg viewBox='0 0 10 10'></svg>") == 0

@@ -12,6 +12,7 @@ from scripts.site.hooks import (
     annotate_code_blocks,
     expand_inserts,
     first_heading,
+    link_code_titles,
     module_for,
     parse_literal_call,
     peek_page,
@@ -80,13 +81,21 @@ def fence(title: str, target: str, indent: str = "") -> str:
     return f'{indent}```python title="{title}"\n{indent}--8<-- "{target}"\n{indent}```'
 
 
-def test_a_titled_include_gets_a_link_to_the_whole_file():
+def test_a_titled_include_is_checked_and_left_as_written():
     page = fence(AMDAHL, f"{AMDAHL}:body", indent="    ") + "\nafter"
-    out = annotate_code_blocks(page, "kernels/lesson.md").split("\n")
-    assert out[:3] == page.split("\n")[:3]
-    assert out[4].startswith("    [:material-file-code-outline: Whole tested file:")
-    assert f"(../src/{AMDAHL})" in out[4]
-    assert out[-1] == "after"
+    assert annotate_code_blocks(page, "kernels/lesson.md") == page
+
+
+def test_a_block_title_naming_a_project_file_links_to_the_whole_file():
+    rendered = (
+        f'<span class="filename">{AMDAHL}</span>'
+        f'<span class="filename">{AMDAHL} (excerpt)</span>'
+        '<span class="filename">notes.txt</span>'
+    )
+    out = link_code_titles(rendered, "kernels/lesson/")
+    assert out.count(f'href="../../src/{AMDAHL}"') == 2
+    assert f">{AMDAHL} (excerpt)</a>" in out
+    assert '<span class="filename">notes.txt</span>' in out
 
 
 def test_an_include_titled_with_another_file_fails():
@@ -96,11 +105,10 @@ def test_an_include_titled_with_another_file_fails():
 
 def test_an_excerpt_is_titled_so_and_linked_to_its_file():
     included = fence(f"{AMDAHL} (excerpt)", f"{AMDAHL}:body")
-    out = annotate_code_blocks(included, "index.md")
-    assert f"(src/{AMDAHL})" in out
-    # An excerpt written into the page (or inserted) gets the link too.
+    assert annotate_code_blocks(included, "index.md") == included
+    # An excerpt written into the page (or inserted) must name its file too.
     written = f'```python title="{AMDAHL} (excerpt)"\nreturn 1\n```'
-    assert f"(src/{AMDAHL})" in annotate_code_blocks(written, "index.md")
+    assert annotate_code_blocks(written, "index.md") == written
     orphan = '```python title="snippets/none.py (excerpt)"\nx\n```'
     with pytest.raises(PluginError, match="must name the project file"):
         annotate_code_blocks(orphan, "index.md")

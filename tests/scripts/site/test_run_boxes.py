@@ -103,7 +103,8 @@ def test_the_box_keeps_the_placeholder_indent_and_names_the_page():
     lines = box.split("\n")
     assert lines[0] == '    !!! example "Run it yourself"'
     assert "        TRITON_INTERPRET=1 .venv/bin/python -m snippets.a.b" in lines
-    assert "        x = 1" in lines
+    assert '        ??? note "What it prints"' in lines
+    assert "            x = 1" in lines
     page = "Text\n<!-- run: snippets/no/such.py -->\n```\n<!-- run: x -->\n```"
     with pytest.raises(RunBoxError, match=r"docs/p.md: run box: no such file"):
         expand_run_boxes(page, "p.md", lambda p: p)
@@ -114,3 +115,14 @@ def test_the_box_keeps_the_placeholder_indent_and_names_the_page():
         "```\n<!-- run: snippets/no/such.py -->\n```\n`<!-- run: snippets/a/b.py -->`"
     )
     assert expand_run_boxes(code_only, "p.md", lambda p: p) == code_only
+
+
+def test_markdown_output_is_rendered_and_plain_output_stays_text():
+    table = "**Choose A**\n| a | b |\n| --- | --- |\n| 1 | 2 |\nlast line"
+    box = render_box("snippets/a/b.py", table, "l", how_to_run="../how.md")
+    assert "```text" not in box
+    assert "        | a | b |\n        | --- | --- |" in box
+    assert "        **Choose A**\n\n        | a | b |" in box
+    assert "[How to run the code](../how.md)" in box
+    plain = render_box("snippets/a/b.py", "x: 1\ny: 2", "l")
+    assert "        ```text" in plain and "How to run" not in plain

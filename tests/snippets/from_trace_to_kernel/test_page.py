@@ -8,4 +8,4 @@ PAGE = Path(__file__).resolve().parents[3] / "docs/foundations/from-trace-to-ker
 def test_the_page_follows_the_pattern():
     check_page(PAGE)
     text = PAGE.read_text(encoding="utf-8")
-    assert "CPU run" in text and "../kernels/index.md" in text
+    assert "<!-- badge: measured, CPU -->" in text and "../kernels/index.md" in text

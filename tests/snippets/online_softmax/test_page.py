@@ -35,8 +35,9 @@ def test_pages_type_no_numbers_and_follow_the_pattern(page):
     text = (ROOT / page).read_text(encoding="utf-8")
     assert page_numbers(text) == []
     assert text.startswith("---\naccess: premium\n")
-    assert "*CPU model.*" in text and "*Compiled for sm_90a.*" in text
-    assert "*Measured.*" in text and "bench_pages.py:kernel_results(" in text
+    assert "<!-- badge: model -->" in text and "<!-- badge: artifact -->" in text
+    assert "<!-- badge: measured -->" in text
+    assert "bench_pages.py:kernel_results(" in text
     assert text.count('??? info "How we know"') <= 1
     assert text.count('??? success "Answer"') >= 2
     assert "<!-- diagram: " in text and "<!-- run: " in text
