@@ -191,7 +191,8 @@ if __name__ == "__main__":
     # The lesson's givens and its worked example; the exercises' answers stay
     # in their folds on the page.
     m8 = "llama3-8b"
-    print(f"H200 bandwidth: {h200_text('bandwidth')}, dense bf16: {h200_text('bf16')}")
+    h200 = facts()
+    print(f"H200 bandwidth: {h200['h200.bandwidth']}, dense bf16: {h200['h200.bf16']}")
     print(f"ridge point (no cache): {ridge_text()}")
     print(f"Llama-3 8B KV heads: {gqa_factor_text(m8)} fewer than query heads")
     without = kv_text(m8, True)
