@@ -108,6 +108,25 @@ EX1 = dict(ttft=0.35, tpot=0.025, output_tokens=400)
 EX2 = [41, 38, 44, 40, 39, 42, 37, 43, 40, 610]
 
 
+def rank_text(q: float, n: int) -> str:
+    """Which sorted sample the nearest-rank q-th percentile of n samples is,
+    counted from the slowest ("the slowest", "the 2nd slowest", ...)."""
+    rank = -(-q * n // 100)  # the rule of simulator.percentile
+    from_top = n - int(rank) + 1
+    if from_top == 1:
+        return "the slowest"
+    suffix = {2: "nd", 3: "rd"}.get(from_top, "th")
+    return f"the {from_top}{suffix} slowest"
+
+
+def facts() -> dict[str, str]:
+    """Values the page states by name."""
+    return {
+        "p99_of_100": rank_text(99, 100),
+        "p99_of_1000": rank_text(99, 1000),
+    }
+
+
 def exercise_text(which: str) -> str:
     if which == "ex1_q":
         return (
@@ -172,5 +191,5 @@ def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
 if __name__ == "__main__":
     for key in ("ttft", "tpot", "e2e", "decode_share"):
         print(key, worked_text(key))
-    print("exercise 1:", exercise_text("ex1_a"))
-    print("exercise 2:", exercise_text("ex2_a"))
+    for n in (100, 1000):
+        print(f"p99 of {n} requests is {rank_text(99, n)}")
