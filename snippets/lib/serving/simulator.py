@@ -117,21 +117,38 @@ class SimClock:
         self.t = max(self.t, t)
 
 
-def simulate(requests, step_time, *, max_batch, block_size, num_blocks):
+def simulate(
+    requests,
+    step_time,
+    *,
+    max_batch,
+    block_size,
+    num_blocks,
+    token_budget=None,
+    watermark=0.0,
+):
     """Serve `requests` (dicts with arrival, prompt_tokens, output_tokens)
-    on a simulated clock; returns one metrics dict per request."""
+    on a simulated clock; returns one metrics dict per request. (Prefix
+    caching and drafts depend on the tokens' values, which the simulator
+    does not have: it models neither.)"""
     clock = SimClock()
 
     def step(batch):
-        fed = sum(len(s.tokens) - s.cached for s in batch)
+        fed = sum(s.chunk for s in batch)
         clock.t += step_time(len(batch), fed)
-        return [0] * len(batch)  # the token's value never changes the schedule
+        return [[0] for _ in batch]  # a token's value never changes the schedule
 
     seqs = [
         Sequence(i, [0] * r["prompt_tokens"], r["output_tokens"], r["arrival"])
         for i, r in enumerate(requests)
     ]
-    sched = Scheduler(max_batch=max_batch, block_size=block_size, num_blocks=num_blocks)
+    sched = Scheduler(
+        max_batch=max_batch,
+        block_size=block_size,
+        num_blocks=num_blocks,
+        token_budget=token_budget,
+        watermark=watermark,
+    )
     done = serve(sched, seqs, step, clock)
     return [
         {**request_metrics(s.arrival, s.token_times), "output_tokens": s.limit}
