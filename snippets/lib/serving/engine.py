@@ -22,6 +22,7 @@ from snippets.lib.serving.blocks import blocks_needed
 from snippets.lib.serving.scheduler import (
     Scheduler,
     Sequence,
+    StepClock,
     WallClock,
     check_scheduler_args,
     serve,
@@ -250,7 +251,7 @@ class Engine:
         """One forward pass over every token the batch feeds, flattened into
         one matrix: the linear layers see all of them at once (that is what
         batching buys); attention runs per sequence over its own blocks."""
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         feeds = [seq.fed_tokens for seq in batch]
         fed = [len(f) for f in feeds]
         ids = torch.tensor([t for f in feeds for t in f], device=self.device)
@@ -304,6 +305,7 @@ class Engine:
                     n for n, d in zip(fed, decoding, strict=True) if d
                 ),
                 "seconds": time.perf_counter() - started,
+                "cpu_seconds": time.thread_time() - cpu_started,
             }
         )
         return next_tokens
@@ -326,15 +328,32 @@ class Engine:
             for i, (tokens, t) in enumerate(zip(ids, arrivals, strict=True))
         ]
 
-    def run(self, seqs: list[Sequence], clock=None) -> list[Sequence]:
-        """Serve `seqs` (each arriving at its .arrival) to completion."""
+    def run(self, seqs: list[Sequence], clock=None, on_step=None) -> list[Sequence]:
+        """Serve `seqs` (each arriving at its .arrival) to completion;
+        `on_step(now, waiting, not_yet_arrived)` is called before each step.
+        clock: None for wall time; "cpu" for a clock that advances by each
+        step's CPU time (the thread's, so torch must run on one thread) and
+        jumps over idle time; or any object with now() and wait_until()."""
         self.scheduler = Scheduler(
             max_batch=self.max_batch,
             block_size=self.block_size,
             num_blocks=self.num_blocks,
             **self.options,
         )
-        return serve(self.scheduler, seqs, self.step, clock or WallClock())
+        self.scheduler.on_step = on_step
+        if clock != "cpu":
+            return serve(self.scheduler, seqs, self.step, clock or WallClock())
+        # The CPU clock: time moves by each step's CPU time, so other
+        # processes on a shared machine do not stretch the run.
+        cpu = StepClock()
+
+        def step(batch):
+            tokens = self.step(batch)
+            cpu.t += self.steps[-1]["cpu_seconds"]
+            self.steps[-1]["seconds"] = self.steps[-1]["cpu_seconds"]
+            return tokens
+
+        return serve(self.scheduler, seqs, step, cpu)
 
     def generate_ids(self, prompts: list[str], max_new_tokens: int) -> list[list[int]]:
         """Every prompt's generated token ids, served as one workload."""

@@ -298,6 +298,21 @@ class WallClock:
         time.sleep(max(0.0, t - self.now()))
 
 
+class StepClock:
+    """Seconds that move only when told: a step adds its own time, waiting
+    jumps ahead. The simulator adds modelled step times; the engine's CPU
+    clock adds each step's measured CPU time."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def wait_until(self, t: float) -> None:
+        self.t = max(self.t, t)
+
+
 # --8<-- [start:serve]
 def serve(scheduler: Scheduler, arrivals: list[Sequence], step, clock) -> list:
     """The serving loop: admit what has arrived, run one step, repeat.
