@@ -69,9 +69,10 @@ def test_newest_is_by_recorded_time_not_file_name(tmp_path, monkeypatch, result)
 
     from evidence import dumps
 
-    old = copy.deepcopy(result)
+    small = {**result, "loads": result["loads"][:1]}
+    old = copy.deepcopy(small)
     old["identity"]["started_utc"] = "2020-01-01T00:00:00+00:00"
-    new = copy.deepcopy(result)
+    new = copy.deepcopy(small)
     new["identity"]["started_utc"] = "2030-01-01T00:00:00+00:00"
     new["settings"]["requests_per_load"] = 7
     (tmp_path / "zzz-cpu-quick-old.json").write_text(dumps(old))
