@@ -261,7 +261,7 @@ def facts() -> dict[str, str]:
         "p99_100_low": f"{p99s[0] * 1e3:.1f} ms",
         "p99_100_median": f"{_median(p99s) * 1e3:.1f} ms",
         "p99_100_high": f"{p99s[-1] * 1e3:.1f} ms",
-        "engine_load": f"{near[0]:g} req/s" if near else "(not measured)",
+        "engine_load": f"{near[0]:.0f} req/s" if near else "(not measured)",
         "engine_p99": f"{near[1] * 1e3:.1f} ms" if near else "(not measured)",
         "engine_requests": f"{near[2]}" if near else "(not measured)",
         "ex1_q": exercise_question(),

@@ -292,6 +292,13 @@ def rank_from_top(q: float, n: int) -> int:
     return n - int(-(-q * n // 100)) + 1
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
 def _pct(x: float) -> str:
     return f"{x:.0%}"
 
@@ -337,7 +344,7 @@ def mechanism_table(which: str) -> str:
             )
     elif which == "speculative":
         lines = [
-            "| decoding | steps | output tokens | tokens per step | acceptance "
+            "| decoding | steps | output tokens | tokens per step (batch) | acceptance "
             "| CPU time |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
         ]
@@ -376,8 +383,8 @@ def facts() -> dict[str, str]:
         "clock": s.get("clock", "wall time"),
         "slo": f"TTFT at most {s['slo']['ttft_s'] * 1e3:g} ms and TPOT at most "
         f"{s['slo']['tpot_s'] * 1e3:g} ms",
-        "p95_rank": str(rank_from_top(95, s["requests_per_load"])),
-        "p99_rank": str(rank_from_top(99, s["requests_per_load"])),
+        "p95_rank": ordinal(rank_from_top(95, s["requests_per_load"])),
+        "p99_rank": ordinal(rank_from_top(99, s["requests_per_load"])),
         "peak_tokens": "{:.0f}".format(
             max(x["summary"]["output_tokens_per_s"] for x in loads)
         ),
