@@ -6,8 +6,9 @@ from snippets.lib.serving.simulator import StepTime
 
 @pytest.fixture
 def few_seeds(monkeypatch):
-    """Three seeds keep the test fast; the page runs all of SEEDS."""
+    """Three seeds and four loads keep the test fast; the page runs them all."""
     monkeypatch.setattr(capacity, "SEEDS", (0, 1, 2))
+    monkeypatch.setattr(capacity, "LOADS", (50, 100, 150, 200))
 
 
 def test_faster_kernels_scale_only_kernel_work():
