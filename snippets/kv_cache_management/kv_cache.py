@@ -238,6 +238,25 @@ def exercise_text(which: str) -> str:
     raise ValueError(f"which must name an exercise text, got {which!r}")
 
 
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "big_per_token": text("big_per_token"),
+        "ex1_a": exercise_text("ex1_a"),
+        "ex2_a": exercise_text("ex2_a"),
+        "ex2_q": exercise_text("ex2_q"),
+        "fit_1000": text("fit_1000"),
+        "fit_4096": text("fit_4096"),
+        "h200_memory": text("h200_memory"),
+        "run_preemptions": text("run_preemptions"),
+        "run_requests": text("run_requests"),
+        "run_reserved_own": text("run_reserved_own"),
+        "tiny_per_token": text("tiny_per_token"),
+        "tiny_pool": text("tiny_pool"),
+    }
+    return out
+
+
 if __name__ == "__main__":
     for key in ("tiny_per_token", "big_per_token", "fit_1000"):
         print(key, text(key))

@@ -303,6 +303,33 @@ def exercise_text(which: str) -> str:
     raise ValueError(f"which must name an exercise text, got {which!r}")
 
 
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "continuous.mean_finish": compare_text("continuous", "mean_finish"),
+        "continuous.steps": compare_text("continuous", "steps"),
+        "continuous.utilization": compare_text("continuous", "utilization"),
+        "ex1_a": exercise_text("ex1_a"),
+        "ex1_q": exercise_text("ex1_q"),
+        "ex2_a": exercise_text("ex2_a"),
+        "ex2_q": exercise_text("ex2_q"),
+        "lengths": lengths_text(),
+        "model.context": model_text("context"),
+        "model.crossover": model_text("crossover"),
+        "model.flop_ms_per_seq": model_text("flop_ms_per_seq"),
+        "model.kv_ms_per_seq": model_text("kv_ms_per_seq"),
+        "model.kv_per_seq_mb": model_text("kv_per_seq_mb"),
+        "model.kv_per_token": model_text("kv_per_token"),
+        "model.ridge_batch": model_text("ridge_batch"),
+        "model.short_context": model_text("short_context"),
+        "model.weights_gb": model_text("weights_gb"),
+        "static.mean_finish": compare_text("static", "mean_finish"),
+        "static.steps": compare_text("static", "steps"),
+        "static.utilization": compare_text("static", "utilization"),
+    }
+    return out
+
+
 if __name__ == "__main__":
     print(decode_table())
     for name, r in compare().items():

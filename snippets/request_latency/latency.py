@@ -97,7 +97,9 @@ def spread_text(what: str, load_index: int | None = None) -> str:
     if measured.newest() is None:
         return "(not measured yet)"
     s = ttft_spread(load_index)
-    if what in ("offered", "count"):
+    if what == "offered":
+        return f"{s[what]:.0f}"
+    if what == "count":
         return f"{s[what]:g}"
     return ms(s[what])
 
@@ -119,7 +121,7 @@ def rank_text(q: float, n: int) -> str:
     return f"the {from_top}{suffix} slowest"
 
 
-def facts() -> dict[str, str]:
+def _own_facts() -> dict[str, str]:
     """Values the page states by name."""
     return {
         "p99_of_100": rank_text(99, 100),
@@ -186,6 +188,33 @@ def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
     ax.set_ylim(-1.6, 1.0)
     ax.axis("off")
     return fig
+
+
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "ex1_a": exercise_text("ex1_a"),
+        "ex1_q": exercise_text("ex1_q"),
+        "ex2_a": exercise_text("ex2_a"),
+        "ex2_q": exercise_text("ex2_q"),
+        "spread.count": spread_text("count"),
+        "spread.mean": spread_text("mean"),
+        "spread.offered": spread_text("offered"),
+        "spread.p50": spread_text("p50"),
+        "spread.p99": spread_text("p99"),
+        "worked.bandwidth": worked_text("bandwidth"),
+        "worked.decode_share": worked_text("decode_share"),
+        "worked.e2e": worked_text("e2e"),
+        "worked.flops": worked_text("flops"),
+        "worked.output": worked_text("output"),
+        "worked.params": worked_text("params"),
+        "worked.prompt": worked_text("prompt"),
+        "worked.tpot": worked_text("tpot"),
+        "worked.ttft": worked_text("ttft"),
+        "worked.weights_gb": worked_text("weights_gb"),
+    }
+    out.update(_own_facts())
+    return out
 
 
 if __name__ == "__main__":
