@@ -84,6 +84,7 @@ CONFIGS = {
     "prefix": dict(SMALL, num_blocks=64, prefix_caching=True),
     "prefix-dry": dict(SMALL, num_blocks=20, prefix_caching=True),
     "watermark": dict(SMALL, num_blocks=24, watermark=0.25),
+    "watermark-dry": dict(SMALL, num_blocks=17, watermark=0.1),
     "ngram4": dict(SMALL, num_blocks=64, draft=ngram_draft, draft_tokens=4),
     "wrong-draft3": dict(SMALL, num_blocks=24, draft=wrong_draft(), draft_tokens=3),
     "all-dry": dict(
@@ -128,7 +129,10 @@ def test_a_wrong_draft_is_rejected_and_the_output_stays_the_models(reference):
 
 
 def test_sampling_matches_the_reference_under_the_same_seed(sampled_reference):
-    for options in (SMALL, dict(SMALL, num_blocks=64, token_budget=5)):
+    combined = dict(
+        SMALL, num_blocks=18, token_budget=6, prefix_caching=True, watermark=0.1
+    )
+    for options in (SMALL, dict(SMALL, num_blocks=64, token_budget=5), combined):
         engine = checked_engine(**options, **SAMPLING)
         assert served(engine) == sampled_reference
     # Not greedy in disguise, and the seed matters.
