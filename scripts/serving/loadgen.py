@@ -301,8 +301,8 @@ def run(
         "schema_version": SCHEMA_VERSION,
         "run_status": "partial",
         "evidence": (
-            "CPU run: wall times of the tiny model on the CPU named here; "
-            "they say nothing about a GPU"
+            f"CPU run: {'CPU' if clock else 'wall'} times of the tiny model on "
+            "the CPU named here; they say nothing about a GPU"
             if kind == "cpu"
             else "GPU run: wall times on the device named here"
         ),
