@@ -170,6 +170,43 @@ def replay(result: dict, scale: float = 1.0) -> list[dict]:
     return out
 
 
+RERUNS = RESULTS / "reruns"
+
+
+def reruns() -> list[dict]:
+    """Further complete runs of the same code on the same machine, kept to
+    show how far the simulator's agreement carries from one run to the next
+    (results/serving/reruns/, read through evidence.read like the rest)."""
+    found = []
+    for path in sorted(RERUNS.glob("*.json")):
+        loaded = read("serving", path)
+        if loaded.data["run_status"] == "complete":
+            found.append(loaded.data)
+    return sorted(found, key=lambda r: r["identity"]["started_utc"])
+
+
+def rerun_text() -> str:
+    """What the held-out check gives on each rerun, in words."""
+    parts = []
+    for r in reruns():
+        failed = verdict(r)
+        p50_failed = [f for f in failed if f[1] != "ttft_p95_s"]
+        wrong = verdict(r, 1.5)
+        detail = "; ".join(
+            f"{key[:4].upper()} {key[5:8]} at {load:.0f} req/s measured "
+            f"{m * 1e3:.1f} ms, simulated {s_ * 1e3:.1f} ms"
+            for load, key, m, s_ in failed
+        )
+        parts.append(
+            f"the run of commit `{r['identity']['commit'][:7]}` fails "
+            f"{len(failed)} of {len(replay(r)) * len(COMPARED)} comparisons"
+            + (f" ({detail})" if detail else "")
+            + f", {len(p50_failed)} of them on a p50, and the x1.5 model fails "
+            f"{len(wrong)}"
+        )
+    return "; ".join(parts) if parts else "no rerun is recorded yet"
+
+
 def errors(result: dict, scale: float = 1.0) -> list[float]:
     """Relative error of every comparison, simulated against measured."""
     return [
@@ -396,6 +433,7 @@ def facts() -> dict[str, str]:
         "judged": ", ".join(f"{x:.0f}" for x in judged) + " req/s",
         "judged_band": f"{JUDGED[0]:.0%} to {JUDGED[1]:.0%}",
         "fitted_failures": str(len(verdict(result))),
+        "reruns": rerun_text(),
         "fitted_worst": _pct(worst_error(result, 1.0)),
         "wrong_least": _pct(least_error(result, 1.5)),
         "wrong_failures": str(len(verdict(result, 1.5))),

@@ -108,3 +108,14 @@ def test_table_texts_and_plot(result):
     fig = measured.load_curve()
     left, right = fig.axes
     assert len(left.lines[0].get_xdata()) == len(result["loads"])
+
+
+def test_on_a_rerun_the_p50s_hold_and_the_wrong_model_still_fails():
+    """A second run of the same code: its p95 may leave the band (the page
+    says so), the p50s and TPOT must not, and x1.5 must fail at every load."""
+    runs = measured.reruns()
+    assert runs, "results/serving/reruns/ holds no complete run"
+    for run in runs:
+        assert not [f for f in measured.verdict(run) if f[1] != "ttft_p95_s"]
+        wrong = {load for load, *_ in measured.verdict(run, 1.5)}
+        assert wrong == set(measured.claimed(run))
