@@ -1,8 +1,13 @@
 """Poisson arrivals against the serving engine, one offered load at a time.
 
-Each load gets a fresh engine and its own seeded arrivals and prompts. Every
-request's TTFT and TPOT and every step's size and seconds are kept in the
-result, so the simulator can be fitted to, and checked against, this run.
+The loads are set from the machine's own capacity: a probe first serves a
+burst of requests all at once, and the offered loads are fractions of the
+throughput it reached, so the loads that matter (50-90% of capacity, where a
+queue forms) are measured on any machine. Each load gets a fresh engine and
+its own seeded arrivals and prompts. Every request's latencies and every
+step's size and seconds are kept, so the simulator can be fitted to one part
+of the run and judged on another. The result file is written again after
+every load ("partial"), so an interrupted run leaves a finished file.
 """
 
 from __future__ import annotations
@@ -11,9 +16,9 @@ import random
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evidence import ROOT, sha256_file
+from evidence import ROOT, sha256_file, write
 from evidence.provenance import device_info, git_identity, software_info
-from snippets.lib.serving.simulator import poisson_arrivals, summarize
+from snippets.lib.serving.simulator import percentile, poisson_arrivals, summarize
 
 SCHEMA_VERSION = 1
 CORPUS = ROOT / "results" / "tiny_lm" / "corpus.txt"
@@ -25,17 +30,33 @@ SOURCES = (
     "snippets/lib/serving/engine.py",
     "snippets/lib/serving/scheduler.py",
     "snippets/lib/serving/simulator.py",
+    "snippets/lib/serving/speculative.py",
 )
 
-#: profile -> offered loads (requests/s), requests per load, output tokens,
-#: prompt length range in characters. "tiny" is the --dry-run smoke test.
+#: The objective goodput counts against, on the CPU engine's scale: a request
+#: is good when its TTFT and its TPOT are both within these bounds (vLLM's
+#: benchmark counts goodput the same way).
+SLO = dict(ttft_s=0.010, tpot_s=0.002)
+
+#: profile -> loads as fractions of the probed capacity, requests per load,
+#: output tokens, prompt length range in characters, and the requests each
+#: mechanism experiment serves. "tiny" is the --dry-run smoke test.
 PROFILES = {
-    "tiny": dict(loads=(20.0,), requests=4, max_new_tokens=4, prompt_chars=(4, 12)),
+    "tiny": dict(
+        fractions=(0.5,),
+        requests=4,
+        max_new_tokens=4,
+        prompt_chars=(4, 12),
+        probe=4,
+        mechanism_requests=0,
+    ),
     "quick": dict(
-        loads=(25.0, 50.0, 100.0, 200.0, 300.0, 400.0),
-        requests=150,
+        fractions=(0.3, 0.5, 0.6, 0.7, 0.8, 1.2),
+        requests=400,
         max_new_tokens=16,
         prompt_chars=(8, 40),
+        probe=200,
+        mechanism_requests=200,
     ),
 }
 ENGINE = dict(max_batch=8, block_size=16, num_blocks=24)
@@ -53,12 +74,25 @@ def make_prompts(count: int, chars: tuple[int, int], seed: int) -> list[str]:
     return prompts
 
 
-def run_load(engine, rate: float, profile: dict, seed: int) -> dict:
+def check_rate(rate) -> float:
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
+        raise ValueError(f"rate must be a positive number of requests/s, got {rate!r}")
+    return float(rate)
+
+
+def run_load(
+    engine, rate: float, prompts: list[str], max_new_tokens: int, seed: int
+) -> dict:
     """Serve one offered load to completion; summary, requests and steps."""
-    prompts = make_prompts(profile["requests"], profile["prompt_chars"], seed)
-    arrivals = poisson_arrivals(rate, profile["requests"], seed)
+    rate = check_rate(rate)
+    arrivals = poisson_arrivals(rate, len(prompts), seed)
     engine.steps = []
-    seqs = engine.run(engine.sequences(prompts, profile["max_new_tokens"], arrivals))
+    queue: list[tuple] = []
+    seqs = engine.run(
+        engine.sequences(prompts, max_new_tokens, arrivals),
+        clock=engine.clock,
+        on_step=lambda t, waiting, pending: queue.append((t, waiting, pending)),
+    )
     us = 6  # decimals kept: microseconds
     requests = []
     for seq in seqs:
@@ -75,17 +109,51 @@ def run_load(engine, rate: float, profile: dict, seed: int) -> dict:
                 "tpot": round(sum(gaps) / len(gaps), us) if gaps else None,
                 "finish_s": round(seq.token_times[-1], us),
                 "preemptions": seq.preemptions,
+                "itl": [round(g, us) for g in gaps],
             }
         )
     span = max(r["finish_s"] for r in requests) - min(r["arrival_s"] for r in requests)
+    summary = summarize(
+        [{**r, "e2e": r["finish_s"] - r["arrival_s"]} for r in requests],
+        span,
+        slo=SLO,
+    )
+    last_arrival = max(r["arrival_s"] for r in requests)
+    waiting_at_last = max(
+        (w for t, w, pending in queue if pending == 0), default=0
+    )  # the queue once every request has arrived: its largest value
+    sched = engine.scheduler
+    summary.update(
+        {
+            "realised_rps": len(requests) / last_arrival if last_arrival else 0.0,
+            "queue_peak": max((w for _, w, _ in queue), default=0),
+            "queue_after_last_arrival": waiting_at_last,
+            # Saturated: arrivals outran service long enough to leave more
+            # than a full batch waiting once the last request was in.
+            "saturated": waiting_at_last > engine.max_batch,
+            "preemptions": sched.preemptions,
+            "recomputed_tokens": sched.recomputed_tokens,
+            "prefix_hit_rate": (
+                sched.prefix_hit_tokens / sched.prompt_tokens
+                if sched.prompt_tokens
+                else 0.0
+            ),
+            "draft_acceptance": (
+                sched.accepted / sched.proposed if sched.proposed else None
+            ),
+            "steps": len(engine.steps),
+        }
+    )
+    itl = [g for r in requests for g in r.pop("itl")]
     return {
         "offered_rps": rate,
         "seed": seed,
         "span_s": round(span, us),
-        "summary": summarize(requests, span),
+        "summary": summary,
         # Columns, not rows: one list per field keeps the file small.
         "requests": columns(requests),
         "steps": columns(group_steps(engine.steps, us)),
+        "itl_count": len(itl),
     }
 
 
@@ -113,24 +181,115 @@ def columns(rows: list[dict]) -> dict[str, list]:
     return {key: [row[key] for row in rows] for key in rows[0]}
 
 
-def run(profile_name: str, device: str, seed: int, argv: list[str]) -> dict:
-    """Every load of one profile; the whole result, ready to validate."""
+def probe_capacity(engine, prompts, max_new_tokens) -> float:
+    """Requests per second when every request arrives at once: the most the
+    engine serves with these settings on this machine."""
+    engine.steps = []
+    seqs = engine.run(engine.sequences(prompts, max_new_tokens), clock=engine.clock)
+    return len(seqs) / max(s.token_times[-1] for s in seqs)
+
+
+def mechanism_runs(make_engine, profile: dict, rate: float, seed: int) -> dict:
+    """Each mechanism with and without, on a workload where it matters, at
+    the same offered load: what the pages show of chunked prefill, prefix
+    caching, the watermark and speculative decoding."""
+    n, new = profile["mechanism_requests"], profile["max_new_tokens"]
+    out = {}
+    # Chunked prefill: long prompts among short ones, with and without a
+    # token budget; the pooled ITL tail shows the prefill stalls.
+    mixed = [
+        p if i % 4 else make_prompts(1, (40, 56), seed + i)[0]
+        for i, p in enumerate(make_prompts(n, (4, 12), seed))
+    ]
+    out["chunked_prefill"] = {
+        "token_budget": 16,
+        "without": run_load(make_engine(), rate, mixed, new, seed)["summary"],
+        "with": run_load(make_engine(token_budget=16), rate, mixed, new, seed)[
+            "summary"
+        ],
+    }
+    # Prefix caching: every prompt starts with one 33-token system prompt.
+    system = "The tiny model reads its weights "
+    shared = [system + p for p in make_prompts(n, (4, 12), seed + 1)]
+    out["prefix_caching"] = {
+        "shared_prefix_tokens": len(system.encode()),
+        "without": run_load(make_engine(), rate, shared, new, seed)["summary"],
+        "with": run_load(make_engine(prefix_caching=True), rate, shared, new, seed)[
+            "summary"
+        ],
+    }
+    # The watermark: every request at once with replies as long as the
+    # context allows, so the pool runs dry as the batch grows.
+    burst = make_prompts(n // 2, profile["prompt_chars"], seed + 2)
+    storm = {}
+    for name, watermark in (("without", 0.0), ("with", 0.1)):
+        engine = make_engine(watermark=watermark)
+        engine.run(engine.sequences(burst, 48), clock=engine.clock)
+        storm[name] = {
+            "preemptions": engine.scheduler.preemptions,
+            "recomputed_tokens": engine.scheduler.recomputed_tokens,
+            "prompt_tokens": engine.scheduler.prompt_tokens,
+            "seconds": sum(s["seconds"] for s in engine.steps),
+        }
+    out["watermark"] = {"fraction": 0.1, "max_new_tokens": 48, **storm}
+    # Speculative decoding with the n-gram draft, every request at once.
+    from snippets.lib.serving.speculative import ngram_draft
+
+    spec = {}
+    for name, options in (
+        ("without", {}),
+        ("with", dict(draft=ngram_draft, draft_tokens=4)),
+    ):
+        engine = make_engine(**options)
+        done = engine.run(engine.sequences(burst, 48), clock=engine.clock)
+        ids = [seq.output for seq in done]
+        sched = engine.scheduler
+        spec[name] = {
+            "steps": len(engine.steps),
+            "output_tokens": sum(len(i) for i in ids),
+            "seconds": sum(s["seconds"] for s in engine.steps),
+            "proposed": sched.proposed,
+            "accepted": sched.accepted,
+        }
+    out["speculative"] = {"draft": "ngram", "draft_tokens": 4, **spec}
+    return out
+
+
+def run(
+    profile_name: str,
+    device: str,
+    seed: int,
+    argv: list[str],
+    out_dir: Path,
+    report=print,
+) -> tuple[dict, Path]:
+    """Every load of one profile, the file rewritten after each; returns the
+    finished result and its path."""
     import torch
 
     from snippets.lib.serving.engine import Engine
 
     profile = PROFILES[profile_name]
     started = datetime.now(UTC)
-    engine = Engine(CHECKPOINT, device=device, **ENGINE)
+
+    # On the CPU with one torch thread the clock is CPU time (see
+    # Engine.run): a shared machine's other work does not leak into the run.
+    clock = "cpu" if device == "cpu" and torch.get_num_threads() == 1 else None
+
+    def make_engine(**options):
+        engine = Engine(CHECKPOINT, device=device, **ENGINE, **options)
+        engine.clock = clock
+        return engine
+
+    engine = make_engine()
     engine.generate(["warm up "], 2)  # first-call costs stay out of the data
-    loads = [
-        run_load(engine, rate, profile, seed + i)
-        for i, rate in enumerate(profile["loads"])
-    ]
+    new = profile["max_new_tokens"]
+    probe_prompts = make_prompts(profile["probe"], profile["prompt_chars"], seed - 1)
+    capacity = probe_capacity(engine, probe_prompts, new)
+    report(f"probe: {capacity:.1f} req/s with every request at once")
     identity = {
         **git_identity(),
         "started_utc": started.isoformat(timespec="seconds"),
-        "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "profile": profile_name,
         "device_kind": "cpu" if device == "cpu" else "cuda",
         "runner_sources": {p: sha256_file(ROOT / p) for p in SOURCES},
@@ -138,12 +297,12 @@ def run(profile_name: str, device: str, seed: int, argv: list[str]) -> dict:
         "seed": seed,
     }
     kind = identity["device_kind"]
-    return {
+    result = {
         "schema_version": SCHEMA_VERSION,
-        "run_status": "complete",
+        "run_status": "partial",
         "evidence": (
-            "CPU run: wall times of the tiny model on the CPU named here; "
-            "they say nothing about a GPU"
+            f"CPU run: {'CPU' if clock else 'wall'} times of the tiny model on "
+            "the CPU named here; they say nothing about a GPU"
             if kind == "cpu"
             else "GPU run: wall times on the device named here"
         ),
@@ -152,16 +311,48 @@ def run(profile_name: str, device: str, seed: int, argv: list[str]) -> dict:
         "device": device_info(device),
         "settings": {
             **ENGINE,
-            "max_new_tokens": profile["max_new_tokens"],
+            "max_new_tokens": new,
             "prompt_chars": list(profile["prompt_chars"]),
             "requests_per_load": profile["requests"],
             "dtype": "float64",
             "torch_threads": torch.get_num_threads(),
             "checkpoint": CHECKPOINT.relative_to(ROOT).as_posix(),
             "checkpoint_sha256": sha256_file(CHECKPOINT),
+            "capacity_probe_rps": round(capacity, 3),
+            "clock": "cpu time of the engine's thread" if clock else "wall time",
+            "load_fractions": list(profile["fractions"]),
+            "slo": SLO,
         },
-        "loads": loads,
+        "loads": [],
     }
+    path = output_path(result, out_dir)
+    for i, fraction in enumerate(profile["fractions"]):
+        prompts = make_prompts(profile["requests"], profile["prompt_chars"], seed + i)
+        load = run_load(make_engine(), fraction * capacity, prompts, new, seed + i)
+        load["fraction_of_capacity"] = fraction
+        result["loads"].append(load)
+        write("serving", path, result)  # a finished, partial file after each load
+        report(load_line(load))
+    if profile["mechanism_requests"]:
+        result["mechanisms"] = mechanism_runs(
+            make_engine, profile, 0.7 * capacity, seed
+        )
+    result["run_status"] = "complete"
+    result["identity"]["finished_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
+    write("serving", path, result)
+    return result, path
+
+
+def load_line(load: dict) -> str:
+    s = load["summary"]
+    mark = " SATURATED (queue grew)" if s["saturated"] else ""
+    return (
+        f"{load['offered_rps']:6.1f} req/s offered, {s['realised_rps']:6.1f} "
+        f"arrived: TTFT p50/p95 {s['ttft_p50_s'] * 1e3:.2f}/"
+        f"{s['ttft_p95_s'] * 1e3:.2f} ms, TPOT p50 {s['tpot_p50_s'] * 1e3:.2f} ms, "
+        f"ITL p95 {s['itl_p95_s'] * 1e3:.2f} ms, goodput {s['goodput_rps']:.1f} "
+        f"req/s{mark}"
+    )
 
 
 def stem(result: dict) -> str:
@@ -179,3 +370,6 @@ def output_path(result: dict, out_dir: Path) -> Path:
         path = out_dir / f"{stem(result)}-{n}.json"
         n += 1
     return path
+
+
+__all__ = ["percentile", "run", "run_load", "PROFILES", "SLO"]

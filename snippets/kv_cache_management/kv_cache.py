@@ -34,6 +34,12 @@ def reserved_waste(lengths: list[int], reserve: int) -> float:
     return 1 - sum(lengths) / (reserve * len(lengths))
 
 
+def reserved_own_waste(lengths: list[int], reservations: list[int]) -> float:
+    """Share unused when each sequence reserves its own maximum (prompt plus
+    max_new_tokens): zero when every reply runs to its maximum, as here."""
+    return 1 - sum(lengths) / sum(reservations)
+
+
 def paged_waste(lengths: list[int], block_size: int) -> float:
     """Share of KV slots unused when slots come in blocks on demand: only the
     last, partly filled block of each sequence wastes anything."""
@@ -56,6 +62,18 @@ def prefix_blocks(requests: int, prefix: int, own: int, block_size: int):
 
 
 # --8<-- [end:prefix]
+
+
+def own_maxima() -> list[int]:
+    """KV tokens each request of the CPU run could have reached: its prompt
+    plus the run's max_new_tokens (capped by the context), minus the last."""
+    result = measured.newest()
+    limit = result["settings"]["max_new_tokens"]
+    out = []
+    for load in result["loads"]:
+        for p in load["requests"]["prompt_tokens"]:
+            out.append(p + min(limit, TINY["context"] - p) - 1)
+    return out
 
 
 def cached_lengths() -> list[int]:
@@ -100,6 +118,8 @@ def text(what: str) -> str:
     reserve = TINY["context"] - 1
     if what == "run_requests":
         return f"{len(lengths):,}"
+    if what == "run_reserved_own":
+        return f"{reserved_own_waste(lengths, own_maxima()):.0%}"
     if what == "run_reserved":
         return f"{reserved_waste(lengths, reserve):.0%}"
     if what.startswith("run_paged_"):
@@ -117,8 +137,10 @@ def waste_table(block_sizes=(1, 4, 16, 64)) -> str:
     lines = [
         "| allocation | unused slots |",
         "| --- | ---: |",
-        f"| reserve {reserve} slots per sequence | "
+        f"| reserve the whole context ({reserve} slots) per sequence | "
         f"{reserved_waste(lengths, reserve):.0%} |",
+        "| reserve each request's own prompt + max_new_tokens | "
+        f"{reserved_own_waste(lengths, own_maxima()):.0%} |",
     ]
     for b in block_sizes:
         lines.append(f"| blocks of {b} | {paged_waste(lengths, b):.0%} |")
@@ -126,7 +148,7 @@ def waste_table(block_sizes=(1, 4, 16, 64)) -> str:
 
 
 def pool_picture(
-    lengths: tuple = (37, 12, 21), block_size: int = 8, num_blocks: int = 16
+    lengths: tuple = (37, 12, 21), block_size: int = 16, num_blocks: int = 8
 ):
     """The block pool after three sequences grew one token at a time, taking
     turns: each block coloured by its owner, the block tables beside it."""
@@ -173,8 +195,18 @@ def pool_picture(
             color=colours[i],
             va="center",
         )
+    ax.text(
+        num_blocks,
+        -0.3,
+        f"pool block (of {block_size} tokens)",
+        ha="right",
+        va="top",
+        color=MUTED,
+        fontsize=FONT_SIZE,
+        transform=ax.transData,
+    )
     ax.set_xlim(0, num_blocks)
-    ax.set_ylim(-0.6, 1.4 + 0.45 * len(lengths))
+    ax.set_ylim(-0.9, 1.4 + 0.45 * len(lengths))
     ax.axis("off")
     return fig
 
@@ -206,8 +238,26 @@ def exercise_text(which: str) -> str:
     raise ValueError(f"which must name an exercise text, got {which!r}")
 
 
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "big_per_token": text("big_per_token"),
+        "ex1_a": exercise_text("ex1_a"),
+        "ex2_a": exercise_text("ex2_a"),
+        "ex2_q": exercise_text("ex2_q"),
+        "fit_1000": text("fit_1000"),
+        "fit_4096": text("fit_4096"),
+        "h200_memory": text("h200_memory"),
+        "run_preemptions": text("run_preemptions"),
+        "run_requests": text("run_requests"),
+        "run_reserved_own": text("run_reserved_own"),
+        "tiny_per_token": text("tiny_per_token"),
+        "tiny_pool": text("tiny_pool"),
+    }
+    return out
+
+
 if __name__ == "__main__":
-    for key in ("tiny_per_token", "big_per_token", "fit_1000", "fit_4096"):
+    for key in ("tiny_per_token", "big_per_token", "fit_1000"):
         print(key, text(key))
     print(waste_table())
-    print(exercise_text("ex2_a"))

@@ -25,9 +25,16 @@ def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, itemsize: int)
     return 2 * layers * kv_heads * head_dim * itemsize
 
 
-def decode_step(batch: int, m: dict = MODEL, bytes_per_s: float = H200.hbm_bytes_per_s):
+def decode_step(
+    batch: int,
+    m: dict = MODEL,
+    bytes_per_s: float = H200.hbm_bytes_per_s,
+    flop_per_s: float = H200.bf16_dense_flop_per_s,
+):
     """Lower bound of one decode step at `batch` sequences: the weights are
-    read once for the whole batch, each sequence's KV cache once for itself."""
+    read once for the whole batch, each sequence's KV cache once for itself,
+    and each sequence's token costs 2 FLOPs per parameter. The larger of the
+    two times bounds the step: bytes at small batch, FLOPs past the ridge."""
     weights = m["params"] * m["bytes_per_param"]
     kv = (
         kv_bytes_per_token(
@@ -35,8 +42,36 @@ def decode_step(batch: int, m: dict = MODEL, bytes_per_s: float = H200.hbm_bytes
         )
         * m["context_tokens"]
     )
-    seconds = (weights + batch * kv) / bytes_per_s
-    return {"batch": batch, "step_s": seconds, "tokens_per_s": batch / seconds}
+    memory_s = (weights + batch * kv) / bytes_per_s
+    compute_s = 2 * m["params"] * batch / flop_per_s
+    seconds = max(memory_s, compute_s)
+    return {
+        "batch": batch,
+        "step_s": seconds,
+        "tokens_per_s": batch / seconds,
+        "bound": "compute" if compute_s > memory_s else "memory",
+    }
+
+
+def short_context_limit(m: dict = MODEL, device=H200) -> float:
+    """Context (tokens) below which a sequence's KV read takes less time than
+    its matmul FLOPs, so that a large enough batch turns compute-bound."""
+    kv = kv_bytes_per_token(
+        m["layers"], m["kv_heads"], m["head_dim"], m["bytes_per_param"]
+    )
+    flop_s = 2 * m["params"] / device.bf16_dense_flop_per_s
+    return flop_s * device.hbm_bytes_per_s / kv
+
+
+def ridge_batch(m: dict = MODEL, device=H200) -> float:
+    """The batch at which the matmuls' FLOPs take as long as reading the
+    weights (ignoring the KV reads): peak FLOP/s over bandwidth, times the
+    bytes per parameter over the 2 FLOPs each parameter costs per token."""
+    return (
+        device.bf16_dense_flop_per_s
+        * m["bytes_per_param"]
+        / (2 * device.hbm_bytes_per_s)
+    )
 
 
 # --8<-- [end:decode-step]
@@ -71,6 +106,14 @@ def model_text(what: str) -> str:
         "crossover": "{:.0f}".format(
             m["params"] * m["bytes_per_param"] / (kv * m["context_tokens"])
         ),
+        "ridge_batch": f"{ridge_batch():.0f}",
+        "kv_ms_per_seq": (
+            f"{kv * m['context_tokens'] / H200.hbm_bytes_per_s * 1e3:.3f} ms"
+        ),
+        "flop_ms_per_seq": (
+            f"{2 * m['params'] / H200.bf16_dense_flop_per_s * 1e3:.3f} ms"
+        ),
+        "short_context": f"{short_context_limit():.0f}",
     }
     return texts[what]
 
@@ -159,7 +202,16 @@ def compare_text(name: str, what: str) -> str:
 
 
 def lengths_text() -> str:
-    return f"{len(LENGTHS)} requests with output lengths {LENGTHS}, {BATCH} slots"
+    named = ", ".join(f"{request_label(i)} {n}" for i, n in enumerate(LENGTHS))
+    return (
+        f"{len(LENGTHS)} requests, A to {request_label(len(LENGTHS) - 1)}, "
+        f"with output lengths {named}, {BATCH} slots"
+    )
+
+
+def request_label(index: int) -> str:
+    """Request 0 is A, 1 is B, ...: one glyph per cell of the schedule."""
+    return chr(ord("A") + index)
 
 
 def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
@@ -200,19 +252,20 @@ def gantt(lengths: list[int] = LENGTHS, batch: int = BATCH):
                     )
                 )
                 if busy:
+                    # Letters, not numbers: a two-digit id overflows a cell.
                     ax.text(
                         t + 0.5,
                         slot + 0.5,
-                        str(req),
+                        request_label(req),
                         ha="center",
                         va="center",
                         color=INK,
-                        fontsize=FONT_SIZE,
+                        fontsize=FONT_SIZE - 2,
                     )
         ax.set_xlim(0, width)
         ax.set_ylim(0, batch)
-        ax.set_yticks([])
-        ax.set_ylabel(name)
+        ax.set_yticks([k + 0.5 for k in range(batch)], range(batch))
+        ax.set_ylabel(f"{name}\nslot")
         style_axes(ax)
     ax.set_xlabel("decode step")
     fig.tight_layout()
@@ -248,6 +301,33 @@ def exercise_text(which: str) -> str:
             f"{min(EX_LENGTHS)}"
         )
     raise ValueError(f"which must name an exercise text, got {which!r}")
+
+
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "continuous.mean_finish": compare_text("continuous", "mean_finish"),
+        "continuous.steps": compare_text("continuous", "steps"),
+        "continuous.utilization": compare_text("continuous", "utilization"),
+        "ex1_a": exercise_text("ex1_a"),
+        "ex1_q": exercise_text("ex1_q"),
+        "ex2_a": exercise_text("ex2_a"),
+        "ex2_q": exercise_text("ex2_q"),
+        "lengths": lengths_text(),
+        "model.context": model_text("context"),
+        "model.crossover": model_text("crossover"),
+        "model.flop_ms_per_seq": model_text("flop_ms_per_seq"),
+        "model.kv_ms_per_seq": model_text("kv_ms_per_seq"),
+        "model.kv_per_seq_mb": model_text("kv_per_seq_mb"),
+        "model.kv_per_token": model_text("kv_per_token"),
+        "model.ridge_batch": model_text("ridge_batch"),
+        "model.short_context": model_text("short_context"),
+        "model.weights_gb": model_text("weights_gb"),
+        "static.mean_finish": compare_text("static", "mean_finish"),
+        "static.steps": compare_text("static", "steps"),
+        "static.utilization": compare_text("static", "utilization"),
+    }
+    return out
 
 
 if __name__ == "__main__":

@@ -97,7 +97,9 @@ def spread_text(what: str, load_index: int | None = None) -> str:
     if measured.newest() is None:
         return "(not measured yet)"
     s = ttft_spread(load_index)
-    if what in ("offered", "count"):
+    if what == "offered":
+        return f"{s[what]:.0f}"
+    if what == "count":
         return f"{s[what]:g}"
     return ms(s[what])
 
@@ -106,6 +108,25 @@ def spread_text(what: str, load_index: int | None = None) -> str:
 EX1 = dict(ttft=0.35, tpot=0.025, output_tokens=400)
 # Exercise 2: ten measured latencies (ms); which summary tells the truth?
 EX2 = [41, 38, 44, 40, 39, 42, 37, 43, 40, 610]
+
+
+def rank_text(q: float, n: int) -> str:
+    """Which sorted sample the nearest-rank q-th percentile of n samples is,
+    counted from the slowest ("the slowest", "the 2nd slowest", ...)."""
+    rank = -(-q * n // 100)  # the rule of simulator.percentile
+    from_top = n - int(rank) + 1
+    if from_top == 1:
+        return "the slowest"
+    suffix = {2: "nd", 3: "rd"}.get(from_top, "th")
+    return f"the {from_top}{suffix} slowest"
+
+
+def _own_facts() -> dict[str, str]:
+    """Values the page states by name."""
+    return {
+        "p99_of_100": rank_text(99, 100),
+        "p99_of_1000": rank_text(99, 1000),
+    }
 
 
 def exercise_text(which: str) -> str:
@@ -169,8 +190,35 @@ def timeline(output_tokens: int = 8, queue_steps: float = 1.5):
     return fig
 
 
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "ex1_a": exercise_text("ex1_a"),
+        "ex1_q": exercise_text("ex1_q"),
+        "ex2_a": exercise_text("ex2_a"),
+        "ex2_q": exercise_text("ex2_q"),
+        "spread.count": spread_text("count"),
+        "spread.mean": spread_text("mean"),
+        "spread.offered": spread_text("offered"),
+        "spread.p50": spread_text("p50"),
+        "spread.p99": spread_text("p99"),
+        "worked.bandwidth": worked_text("bandwidth"),
+        "worked.decode_share": worked_text("decode_share"),
+        "worked.e2e": worked_text("e2e"),
+        "worked.flops": worked_text("flops"),
+        "worked.output": worked_text("output"),
+        "worked.params": worked_text("params"),
+        "worked.prompt": worked_text("prompt"),
+        "worked.tpot": worked_text("tpot"),
+        "worked.ttft": worked_text("ttft"),
+        "worked.weights_gb": worked_text("weights_gb"),
+    }
+    out.update(_own_facts())
+    return out
+
+
 if __name__ == "__main__":
     for key in ("ttft", "tpot", "e2e", "decode_share"):
         print(key, worked_text(key))
-    print("exercise 1:", exercise_text("ex1_a"))
-    print("exercise 2:", exercise_text("ex2_a"))
+    for n in (100, 1000):
+        print(f"p99 of {n} requests is {rank_text(99, n)}")

@@ -35,6 +35,16 @@ def exercise_text(which: str) -> str:
     raise ValueError(f"which must name an exercise text, got {which!r}")
 
 
+def facts() -> dict[str, str]:
+    """Every value the pages state by name."""
+    out = {
+        "ex1_a": exercise_text("ex1_a"),
+        "ex1_q": exercise_text("ex1_q"),
+        "ex2_a": exercise_text("ex2_a"),
+    }
+    return out
+
+
 if __name__ == "__main__":
     for key in ("ex1_q", "ex1_a", "ex2_a"):
         print(exercise_text(key))

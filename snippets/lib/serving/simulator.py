@@ -9,7 +9,7 @@ once a GPU run records them.
 
 from dataclasses import dataclass
 
-from snippets.lib.serving.scheduler import Scheduler, Sequence, serve
+from snippets.lib.serving.scheduler import Scheduler, Sequence, StepClock, serve
 
 
 # --8<-- [start:percentile]
@@ -44,19 +44,37 @@ def request_metrics(arrival: float, token_times: list[float]) -> dict:
 # --8<-- [end:request-metrics]
 
 
-def summarize(requests: list[dict], span: float) -> dict:
-    """p50/p99 of TTFT and TPOT (seconds) and output tokens per second."""
-    ttft = [r["ttft"] for r in requests]
-    tpot = [r["tpot"] for r in requests if r["tpot"] is not None]
-    tokens = sum(r["output_tokens"] for r in requests)
-    return {
-        "ttft_p50_s": percentile(ttft, 50),
-        "ttft_p99_s": percentile(ttft, 99),
-        "tpot_p50_s": percentile(tpot, 50) if tpot else None,
-        "tpot_p99_s": percentile(tpot, 99) if tpot else None,
-        "output_tokens_per_s": tokens / span,
-        "requests_per_s": len(requests) / span,
+# --8<-- [start:summarize]
+def summarize(requests: list[dict], span: float, slo: dict | None = None) -> dict:
+    """p50/p95/p99 of TTFT, TPOT (per request), ITL (every gap of every
+    request, pooled, as vLLM's benchmark does) and end-to-end latency, in
+    seconds; throughput; and with an objective (slo: ttft_s, tpot_s) the
+    goodput: requests per second that met both bounds."""
+    series = {
+        "ttft": [r["ttft"] for r in requests],
+        "tpot": [r["tpot"] for r in requests if r["tpot"] is not None],
+        "itl": [g for r in requests for g in r.get("itl", [])],
+        "e2e": [r["e2e"] for r in requests if "e2e" in r],
     }
+    out = {}
+    for name, values in series.items():
+        for q in (50, 95, 99):
+            out[f"{name}_p{q}_s"] = percentile(values, q) if values else None
+    tokens = sum(r["output_tokens"] for r in requests)
+    out["output_tokens_per_s"] = tokens / span
+    out["requests_per_s"] = len(requests) / span
+    if slo is not None:
+        good = sum(
+            r["ttft"] <= slo["ttft_s"]
+            and (r["tpot"] is None or r["tpot"] <= slo["tpot_s"])
+            for r in requests
+        )
+        out["goodput_rps"] = good / span
+        out["slo_attainment"] = good / len(requests)
+    return out
+
+
+# --8<-- [end:summarize]
 
 
 # --8<-- [start:step-model]
@@ -104,34 +122,41 @@ def fit_step_time(steps: list[dict]) -> StepTime:
 
 
 # --8<-- [start:simulate]
-class SimClock:
-    """Simulated seconds: a step advances it, waiting jumps it."""
-
-    def __init__(self):
-        self.t = 0.0
-
-    def now(self) -> float:
-        return self.t
-
-    def wait_until(self, t: float) -> None:
-        self.t = max(self.t, t)
+SimClock = StepClock  # simulated seconds: a step advances it, waiting jumps it
 
 
-def simulate(requests, step_time, *, max_batch, block_size, num_blocks):
+def simulate(
+    requests,
+    step_time,
+    *,
+    max_batch,
+    block_size,
+    num_blocks,
+    token_budget=None,
+    watermark=0.0,
+):
     """Serve `requests` (dicts with arrival, prompt_tokens, output_tokens)
-    on a simulated clock; returns one metrics dict per request."""
+    on a simulated clock; returns one metrics dict per request. (Prefix
+    caching and drafts depend on the tokens' values, which the simulator
+    does not have: it models neither.)"""
     clock = SimClock()
 
     def step(batch):
-        fed = sum(len(s.tokens) - s.cached for s in batch)
+        fed = sum(s.chunk for s in batch)
         clock.t += step_time(len(batch), fed)
-        return [0] * len(batch)  # the token's value never changes the schedule
+        return [[0] for _ in batch]  # a token's value never changes the schedule
 
     seqs = [
         Sequence(i, [0] * r["prompt_tokens"], r["output_tokens"], r["arrival"])
         for i, r in enumerate(requests)
     ]
-    sched = Scheduler(max_batch=max_batch, block_size=block_size, num_blocks=num_blocks)
+    sched = Scheduler(
+        max_batch=max_batch,
+        block_size=block_size,
+        num_blocks=num_blocks,
+        token_budget=token_budget,
+        watermark=watermark,
+    )
     done = serve(sched, seqs, step, clock)
     return [
         {**request_metrics(s.arrival, s.token_times), "output_tokens": s.limit}

@@ -37,3 +37,11 @@ def test_pool_picture_draws_each_block():
     (ax,) = fig.axes
     # 6 outlines, plus a fill for each of the 3 + 1 owned blocks.
     assert len(ax.patches) == 6 + 4
+
+
+def test_reserving_each_requests_own_maximum_wastes_nothing_without_eos():
+    from snippets.kv_cache_management import kv_cache
+
+    assert kv_cache.reserved_own_waste([10, 20], [10, 20]) == 0
+    assert kv_cache.reserved_own_waste([5, 20], [10, 20]) == 1 - 25 / 30
+    assert kv_cache.text("run_reserved_own") == "0%"

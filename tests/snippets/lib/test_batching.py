@@ -55,3 +55,20 @@ def test_gantt_draws_a_cell_per_slot_step():
     top, bottom = fig.axes
     assert len(top.patches) == 2 * 3  # static: 3 steps x 2 slots
     assert len(bottom.patches) == 2 * 3
+
+
+def test_decode_turns_compute_bound_only_for_short_contexts():
+    from snippets.lib import batching
+
+    # 989e12 FLOP/s x 2 bytes / (2 x 4.8e12 B/s) = 206 sequences.
+    assert round(batching.ridge_batch()) == 206
+    short = {**batching.MODEL, "context_tokens": 10}
+    assert batching.decode_step(1024, short)["bound"] == "compute"
+    assert batching.decode_step(1024)["bound"] == "memory"  # 1,000 tokens: KV wins
+    assert batching.short_context_limit() < batching.MODEL["context_tokens"]
+
+
+def test_request_labels_are_one_glyph():
+    from snippets.lib import batching
+
+    assert [batching.request_label(i) for i in (0, 11)] == ["A", "L"]

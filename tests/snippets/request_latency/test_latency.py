@@ -40,3 +40,14 @@ def test_timeline_draws_one_bar_per_decode_step():
     (ax,) = fig.axes
     assert len(ax.patches) == 2 + 7  # queue, prefill, seven decode steps
     assert {"TTFT", "TPOT", "prefill"} <= {t.get_text() for t in ax.texts}
+
+
+def test_p99_of_a_hundred_is_the_second_slowest():
+    from snippets.lib.serving.simulator import percentile
+    from snippets.request_latency.latency import rank_text
+
+    values = list(range(100))
+    assert percentile(values, 99) == 98  # the second slowest of 0..99
+    assert rank_text(99, 100) == "the 2nd slowest"
+    assert rank_text(99, 99) == "the slowest"
+    assert rank_text(99, 1000) == "the 11th slowest"

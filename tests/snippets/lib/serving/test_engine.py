@@ -1,6 +1,8 @@
-"""The serving engine's contract: the same text as one request at a time,
-for any batch limit and block size, and a block pool that never hands one
-block to two sequences and ends with every block free."""
+"""The serving engine's contract: the same token ids as one request at a
+time, for any batch limit and block size and with every mechanism (token
+budget and chunked prefill, prefix caching, admission watermark, speculative
+decoding, seeded sampling) alone and together; a block pool whose books
+balance before every step; every block free at the end."""
 
 import pytest
 import torch
@@ -9,79 +11,180 @@ from snippets.lib.serving.engine import (
     CHECKPOINT,
     Engine,
     generate_one_at_a_time,
+    reference_ids,
 )
+from snippets.lib.serving.speculative import ngram_draft, wrong_draft
 
+SHARED = "The tiny model reads its weights "  # 33 bytes: 8 full blocks of 4
 PROMPTS = [
     "The ",
     "x",
     "caf\u00e9 ",  # a two-byte character: tokens are bytes
     "A kernel that waits on memory",
     "Batching amortises the weights over many requests at once!!",  # near 64
+    SHARED + "once",
+    SHARED + "once per step",
+    SHARED + "once",  # a duplicate: every full block can come from the cache
     "Memory is ",
 ]
-NEW = 6
+# Long enough that every prompt but the longest generates past position 40,
+# where a slot-offset bug (the review's mutant m3) first shows.
+NEW = 40
+SAMPLING = dict(temperature=0.9, top_p=0.9, seed=11)
 
 
 @pytest.fixture(scope="module")
 def reference():
     torch.set_num_threads(1)
-    return generate_one_at_a_time(CHECKPOINT, PROMPTS, NEW)
+    return reference_ids(CHECKPOINT, PROMPTS, NEW)
 
 
-def checked_engine(**sizes):
-    """An engine whose every step first checks the block pool's books."""
-    engine = Engine(CHECKPOINT, **sizes)
+@pytest.fixture(scope="module")
+def sampled_reference():
+    return reference_ids(CHECKPOINT, PROMPTS, NEW, **SAMPLING)
+
+
+def checked_engine(**options):
+    """An engine whose every step first checks the block pool's books: each
+    block in a table is held by that sequence; a block in two tables is a
+    registered prefix block; the held blocks are exactly the tables' blocks."""
+    engine = Engine(CHECKPOINT, **options)
     real_step = engine.step
 
     def step(batch):
-        owned = [b for seq in batch for b in seq.blocks]
-        assert len(owned) == len(set(owned)), "a block is in two block tables"
-        assert set(owned) == set(engine.scheduler.allocator.owner)
+        pool = engine.scheduler.allocator
+        tables = [b for seq in engine.scheduler.running for b in seq.blocks]
+        assert set(tables) == set(pool.holders), "held blocks differ from tables"
+        for b in set(tables):
+            if tables.count(b) > 1:
+                assert pool.is_shared_content(b), "a block is in two block tables"
         for seq in batch:
-            assert all(
-                engine.scheduler.allocator.owner[b] == seq.seq_id for b in seq.blocks
-            )
+            assert all(seq.seq_id in pool.holders[b] for b in seq.blocks)
         return real_step(batch)
 
     engine.step = step
     return engine
 
 
-@pytest.mark.parametrize(
-    "sizes, preempts",
-    [
-        (dict(max_batch=1, block_size=64, num_blocks=1), False),
-        (dict(max_batch=3, block_size=4, num_blocks=64), False),
-        (dict(max_batch=6, block_size=1, num_blocks=63), False),  # queues
-        (dict(max_batch=6, block_size=8, num_blocks=8), True),  # preempts
-        (dict(max_batch=6, block_size=4, num_blocks=16), True),  # preempts
-    ],
-    ids=["one-at-a-time", "batch3-block4", "block1-queue", "block8-dry", "block4-dry"],
-)
-def test_generate_matches_the_reference_and_frees_every_block(
-    sizes, preempts, reference
-):
-    engine = checked_engine(**sizes)
-    assert engine.generate(PROMPTS, NEW) == reference
+def served(engine, prompts=PROMPTS, new=NEW):
+    ids = engine.generate_ids(prompts, new)
     pool = engine.scheduler.allocator
-    assert pool.num_free == sizes["num_blocks"] and not pool.owner
-    assert (engine.scheduler.preemptions > 0) == preempts
+    assert pool.num_free == engine.num_blocks and not pool.holders
+    return ids
 
 
-def test_a_prompt_near_the_context_stops_at_the_context(reference):
-    long = PROMPTS[4]
-    assert len(reference[4]) == min(NEW, 64 - len(long.encode()))
+SMALL = dict(max_batch=6, block_size=4, num_blocks=16)  # one full sequence
+CONFIGS = {
+    "one-at-a-time": dict(max_batch=1, block_size=64, num_blocks=1),
+    "block1-queue": dict(max_batch=6, block_size=1, num_blocks=63),
+    "block4-dry": SMALL,
+    "block8-dry": dict(max_batch=6, block_size=8, num_blocks=8),
+    "budget1": dict(SMALL, num_blocks=64, token_budget=1),
+    "budget5-chunked": dict(SMALL, num_blocks=64, token_budget=5),
+    "prefix": dict(SMALL, num_blocks=64, prefix_caching=True),
+    "prefix-dry": dict(SMALL, num_blocks=20, prefix_caching=True),
+    "watermark": dict(SMALL, num_blocks=24, watermark=0.25),
+    "watermark-dry": dict(SMALL, num_blocks=17, watermark=0.1),
+    "ngram4": dict(SMALL, num_blocks=64, draft=ngram_draft, draft_tokens=4),
+    "wrong-draft3": dict(SMALL, num_blocks=24, draft=wrong_draft(), draft_tokens=3),
+    "all-dry": dict(
+        SMALL,
+        num_blocks=18,
+        token_budget=6,
+        prefix_caching=True,
+        watermark=0.1,
+        draft=ngram_draft,
+        draft_tokens=3,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_token_ids_match_the_reference(name, reference):
+    engine = checked_engine(**CONFIGS[name])
+    assert served(engine) == reference
+    sched = engine.scheduler
+    if name.endswith("-dry"):
+        assert sched.preemptions > 0, "the pool was meant to run dry"
+    if "prefix" in name or name == "all-dry":
+        assert sched.prefix_hit_tokens > 0
+    if "draft" in name or "ngram" in name or name == "all-dry":
+        assert sched.proposed > 0
+
+
+def test_chunked_prefill_feeds_no_step_more_than_the_budget(reference):
+    engine = checked_engine(**CONFIGS["budget5-chunked"])
+    served(engine)
+    fed = [s["prefill_tokens"] + s["decode_tokens"] for s in engine.steps]
+    assert max(fed) == 5
+    # The longest prompt (60 tokens) needed many steps to be fed.
+    assert len(engine.steps) > len(CONFIGS) and min(fed) >= 1
+
+
+def test_a_wrong_draft_is_rejected_and_the_output_stays_the_models(reference):
+    engine = checked_engine(**CONFIGS["wrong-draft3"])
+    assert served(engine) == reference
+    sched = engine.scheduler
+    assert sched.proposed > 300 and sched.accepted / sched.proposed < 0.05
+
+
+def test_sampling_matches_the_reference_under_the_same_seed(sampled_reference):
+    combined = dict(
+        SMALL, num_blocks=18, token_budget=6, prefix_caching=True, watermark=0.1
+    )
+    for options in (SMALL, dict(SMALL, num_blocks=64, token_budget=5), combined):
+        engine = checked_engine(**options, **SAMPLING)
+        assert served(engine) == sampled_reference
+    # Not greedy in disguise, and the seed matters.
+    assert sampled_reference != reference_ids(CHECKPOINT, PROMPTS[:3], NEW)[:3]
+    other = reference_ids(CHECKPOINT, PROMPTS[:3], NEW, **{**SAMPLING, "seed": 12})
+    assert other != sampled_reference[:3]
+
+
+def test_the_watermark_cuts_preemptions():
+    prompts = [PROMPTS[i % len(PROMPTS)] for i in range(18)]
+    counts = {}
+    for watermark in (0.0, 0.3):
+        engine = Engine(
+            CHECKPOINT, max_batch=8, block_size=4, num_blocks=24, watermark=watermark
+        )
+        engine.generate_ids(prompts, 24)
+        counts[watermark] = engine.scheduler.preemptions
+    assert counts[0.3] < counts[0.0]
+
+
+def test_a_write_into_a_cached_block_would_be_caught():
+    """Known-wrong variant: a sequence whose table points at a cached block
+    it would write into (copy-on-write is what a real engine would do)."""
+    engine = Engine(
+        CHECKPOINT, max_batch=2, block_size=4, num_blocks=16, prefix_caching=True
+    )
+    engine.generate_ids([SHARED], 1)  # registers the shared prompt's blocks
+    pool = engine.scheduler.allocator
+    (seq,) = engine.sequences(["ab"], 2)
+    seq.blocks = [next(iter(pool.key_of))]
+    with pytest.raises(RuntimeError, match="cached block"):
+        engine.step([seq])
 
 
 def test_a_shared_block_would_be_caught():
     """Known-wrong variant: an allocator that gives block 0 to everyone."""
     engine = checked_engine(max_batch=2, block_size=64, num_blocks=2)
     engine.generate(["a"], 1)  # builds the scheduler
+    seqs = engine.sequences(["ab", "cd"], 2)
+    for seq in seqs:
+        seq.blocks = [0]
+    engine.scheduler.running = seqs
+    engine.scheduler.allocator.holders = {0: {0}}
     with pytest.raises(AssertionError, match="two block tables"):
-        seqs = engine.sequences(["ab", "cd"], 2)
-        for seq in seqs:
-            seq.blocks = [0]
         engine.step(seqs)
+
+
+def test_text_reference_is_the_decoded_ids(reference):
+    from snippets.lib.tiny_lm.model import decode
+
+    texts = generate_one_at_a_time(CHECKPOINT, PROMPTS[:2], NEW)
+    assert texts == [decode(ids) for ids in reference[:2]]
 
 
 @pytest.mark.parametrize(
@@ -104,14 +207,26 @@ def test_bad_input_names_the_argument(prompts, new, error, name):
         generate_one_at_a_time(CHECKPOINT, prompts, new)
 
 
+BASE = dict(max_batch=2, block_size=8, num_blocks=8)
+
+
 @pytest.mark.parametrize(
-    "sizes, name",
+    "options, name",
     [
-        (dict(max_batch=0, block_size=8, num_blocks=8), "max_batch"),
-        (dict(max_batch=2, block_size=8, num_blocks=7), "num_blocks"),
-        (dict(max_batch=2, block_size="8", num_blocks=8), "block_size"),
+        (dict(BASE, max_batch=0), "max_batch"),
+        (dict(BASE, num_blocks=7), "num_blocks"),  # smaller than one sequence
+        (dict(BASE, block_size="8"), "block_size"),
+        (dict(BASE, token_budget=0), "token_budget"),
+        (dict(BASE, token_budget=-3), "token_budget"),
+        (dict(BASE, watermark=1.0), "watermark"),
+        (dict(BASE, watermark=-0.1), "watermark"),
+        (dict(BASE, temperature=-1.0), "temperature"),
+        (dict(BASE, top_p=0.0), "top_p"),
+        (dict(BASE, draft=ngram_draft, draft_tokens=0), "draft_tokens"),
+        (dict(BASE, draft=ngram_draft, draft_tokens=2, temperature=0.5), "draft"),
     ],
 )
-def test_bad_engine_sizes_name_the_argument(sizes, name):
-    with pytest.raises((ValueError, TypeError), match=name):
-        Engine(CHECKPOINT, **sizes)
+def test_bad_engine_options_name_the_argument(options, name):
+    with pytest.raises((ValueError, TypeError), match=name) as caught:
+        Engine(CHECKPOINT, **options)
+    assert "\n" not in str(caught.value)

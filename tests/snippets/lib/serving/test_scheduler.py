@@ -57,3 +57,23 @@ def test_a_request_never_starts_before_it_arrives():
     seqs = [Sequence(0, [1, 2], limit=2, arrival=5.0)]
     done, _, _ = run(dict(max_batch=1, block_size=4, num_blocks=1), seqs)
     assert done[0].token_times == [6.0, 7.0]
+
+
+def test_a_token_budget_chunks_a_long_prefill_beside_running_decodes():
+    seqs = [Sequence(0, [1] * 3, limit=6), Sequence(1, [1] * 10, limit=2, arrival=0.5)]
+    done, sched, seen = run(
+        dict(max_batch=2, block_size=4, num_blocks=8, token_budget=4), seqs
+    )
+    # From step 2 seq 0 decodes (1 token a step) while seq 1's 10-token
+    # prompt is fed in chunks of 3, 3, 3 and 1 over steps 2 to 5; its first
+    # token comes with its last chunk, at the end of step 5.
+    assert done[1].token_times[0] == 5.0
+    assert [len(s.output) for s in done] == [6, 2]
+    assert all(0 in ids for ids in seen[:6])  # the decode never stalled
+
+
+def test_bad_scheduler_arguments_name_themselves():
+    with pytest.raises(ValueError, match="token_budget"):
+        Scheduler(max_batch=1, block_size=4, num_blocks=4, token_budget=0)
+    with pytest.raises(ValueError, match="watermark"):
+        Scheduler(max_batch=1, block_size=4, num_blocks=4, watermark=1.5)
