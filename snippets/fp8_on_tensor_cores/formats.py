@@ -161,14 +161,19 @@ def random_pair(m: int, n: int, k: int, seed: int = 0):
     return a, b
 
 
+ROW_DECADES = 3  # token rows span this many powers of ten
+OUTLIER_FACTOR = 1000.0  # outlier channels are this much larger
+OUTLIER_EVERY = 128  # one outlier channel per this many
+
+
 def outlier_pair(m: int, n: int, k: int, seed: int = 0):
-    """Activations as large models have them: rows (tokens) whose sizes span
-    three decades, and a few channels a thousand times larger than the rest."""
+    """Activations as large models have them: rows (tokens) of very
+    different sizes, and a few channels much larger than the rest."""
     a, b = random_pair(m, n, k, seed)
     rng = np.random.default_rng(seed + 1)
-    a *= 10.0 ** rng.uniform(-3, 0, size=(m, 1))
-    channels = rng.choice(k, size=max(1, k // 128), replace=False)
-    a[:, channels] *= 1000.0
+    a *= 10.0 ** rng.uniform(-ROW_DECADES, 0, size=(m, 1))
+    channels = rng.choice(k, size=max(1, k // OUTLIER_EVERY), replace=False)
+    a[:, channels] *= OUTLIER_FACTOR
     return a.astype(np.float32), b
     # --8<-- [end:inputs]
 
@@ -183,6 +188,7 @@ def worst_row_error(result: np.ndarray, truth: np.ndarray) -> float:
     # --8<-- [end:error]
 
 
+MX_BLOCK = 32  # the OCP microscaling formats' block: 32 values, one scale
 SHAPE = (64, 64, 1024)  # M, N, K of the error table
 BLOCKS = (None, 1024, 512, 256, 128, 64, 32)  # None: per tensor; K: per row
 SCHEMES = (
@@ -190,7 +196,7 @@ SCHEMES = (
     ("per tensor", None),
     ("per row", SHAPE[2]),
     ("block of 128", 128),
-    ("block of 32", 32),
+    (f"block of {MX_BLOCK}", MX_BLOCK),
 )
 
 
@@ -263,10 +269,12 @@ def accumulate(a: np.ndarray, b: np.ndarray, bits: int, promote_every: int = 0):
     # --8<-- [end:accumulate]
 
 
+NARROW_BITS = 14  # DeepSeek-V3's reported FP8 accumulation width on H800
+PROMOTE_EVERY = 128  # and their promotion interval
 ACCUMULATORS = (
     ("bf16 (8 bits)", 8, 0),
-    ("14 bits", 14, 0),
-    ("14 bits, promoted every 128", 14, 128),
+    (f"{NARROW_BITS} bits", NARROW_BITS, 0),
+    (f"{NARROW_BITS} bits, promoted every {PROMOTE_EVERY}", NARROW_BITS, PROMOTE_EVERY),
     ("float32 (24 bits)", 24, 0),
 )
 ACCUMULATE_KS = (256, 1024, 4096)
@@ -372,6 +380,42 @@ def grid_figure():
     return fig
 
 
+# --8<-- [start:exercise]
+EXERCISE_GEMM = (64, 4096, 4096)
+EXERCISE_VALUE, EXERCISE_TENSOR_AMAX, EXERCISE_ROW_AMAX = 1e-3, 3000.0, 1.0
+
+
+def exercise_survives(value: float, amax: float, fmt: Fp8Format = E4M3) -> float:
+    """What `value` becomes after scaling by amax / max, rounding, and
+    scaling back: 0.0 means it flushed to zero."""
+    scale = amax / fmt.positive_values()[-1]
+    return float(round_to_format(np.array([value / scale]), fmt)[0] * scale)
+    # --8<-- [end:exercise]
+
+
+def exercise_facts() -> dict[str, str]:
+    g = fp8_gain(*EXERCISE_GEMM)
+    m, n, k = EXERCISE_GEMM
+    per_tensor = exercise_survives(EXERCISE_VALUE, EXERCISE_TENSOR_AMAX)
+    per_row = exercise_survives(EXERCISE_VALUE, EXERCISE_ROW_AMAX)
+    top = E4M3.positive_values()[-1]
+    return {
+        "ex.gemm": f"{m} × {k} by {k} × {n}",
+        "ex.intensity": f"{g['fp8_intensity']:.0f}",
+        "ex.bound": g["fp8_bound"],
+        "ex.gain": f"{g['gain']:.2f}×",
+        "ex.bf16_us": f"{g['bf16_s'] * 1e6:.1f} µs",
+        "ex.fp8_us": f"{g['fp8_s'] * 1e6:.1f} µs",
+        "ex.value": f"{EXERCISE_VALUE:g}",
+        "ex.tensor_amax": f"{EXERCISE_TENSOR_AMAX:g}",
+        "ex.row_amax": f"{EXERCISE_ROW_AMAX:g}",
+        "ex.scaled_tensor": f"{EXERCISE_VALUE * top / EXERCISE_TENSOR_AMAX:.2e}",
+        "ex.smallest": f"{E4M3.positive_values()[1]:.2e}",
+        "ex.per_tensor": f"{per_tensor:g}",
+        "ex.per_row": f"{per_row:.3g}",
+    }
+
+
 def facts() -> dict[str, str]:
     e4, e5 = format_summary(E4M3), format_summary(E5M2)
     errors = scheme_errors()
@@ -388,11 +432,19 @@ def facts() -> dict[str, str]:
         "e5m2.binades": f"{e5['normal_range_binades']:.1f}",
         "shape": f"{m} × {k} by {k} × {n}",
         "k": f"{k}",
-        "outlier.channels": f"{max(1, k // 128)}",
+        "outlier.channels": f"{max(1, k // OUTLIER_EVERY)}",
+        "outlier.decades": f"{ROW_DECADES}",
+        "outlier.factor": f"{OUTLIER_FACTOR:,.0f}",
+        "e4m3.mantissa": f"{E4M3.mantissa_bits}",
+        "e5m2.mantissa": f"{E5M2.mantissa_bits}",
+        "block.small": f"{SCHEMES[-1][1]}",
+        "block.large": f"1 × {SCHEMES[-2][1]}",
+        "mx.block": f"{MX_BLOCK}",
+        "acc.narrow": f"{NARROW_BITS}",
         "bf16.outliers": f"{errors[('bf16 inputs', '')]['outliers']:.2%}",
         "tensor.outliers": f"{errors[('per tensor', 'e4m3')]['outliers']:.0%}",
         "row.outliers": f"{errors[('per row', 'e4m3')]['outliers']:.1%}",
-        "block32.outliers": f"{errors[('block of 32', 'e4m3')]['outliers']:.1%}",
+        "block32.outliers": f"{errors[(f'block of {MX_BLOCK}', 'e4m3')]['outliers']:.1%}",
         "row.random": f"{errors[('per row', 'e4m3')]['random']:.1%}",
         "tensor.random": f"{errors[('per tensor', 'e4m3')]['random']:.1%}",
         "e5m2.row.random": f"{errors[('per row', 'e5m2')]['random']:.1%}",
@@ -410,8 +462,9 @@ def facts() -> dict[str, str]:
         "scales.row": f"{scale_bytes(*big, big[2]) / 2**10:.0f} KiB",
         "scales.block128": f"{scale_bytes(*big, 128) / 2**20:.1f} MiB",
         "operands.fp8": f"{2 * big[0] * big[2] / 2**20:.0f} MiB",
+        "acc.promote": f"{PROMOTE_EVERY}",
     }
-    return out
+    return {**out, **exercise_facts()}
 
 
 if __name__ == "__main__":
