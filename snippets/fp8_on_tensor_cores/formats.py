@@ -444,7 +444,7 @@ def facts() -> dict[str, str]:
         "bf16.outliers": f"{errors[('bf16 inputs', '')]['outliers']:.2%}",
         "tensor.outliers": f"{errors[('per tensor', 'e4m3')]['outliers']:.0%}",
         "row.outliers": f"{errors[('per row', 'e4m3')]['outliers']:.1%}",
-        "block32.outliers": f"{errors[(f'block of {MX_BLOCK}', 'e4m3')]['outliers']:.1%}",
+        "block32.outliers": f"{errors[(SCHEMES[-1][0], 'e4m3')]['outliers']:.1%}",
         "row.random": f"{errors[('per row', 'e4m3')]['random']:.1%}",
         "tensor.random": f"{errors[('per tensor', 'e4m3')]['random']:.1%}",
         "e5m2.row.random": f"{errors[('per row', 'e5m2')]['random']:.1%}",
