@@ -451,7 +451,7 @@ def facts() -> dict[str, str]:
         "sweep.best": f"{min(v for b, v in sweep.items() if b):.1%}",
         "acc.k": f"{ACCUMULATE_KS[-1]}",
         "acc.bf16": f"{acc['bf16 (8 bits)'][ACCUMULATE_KS[-1]]:.1%}",
-        "acc.fp32": f"{acc['float32 (24 bits)'][ACCUMULATE_KS[-1]]:.1e}",
+        "acc.fp32": f"{acc['float32 (24 bits)'][ACCUMULATE_KS[-1]] * 100:.1e}%",
         "ridge.bf16": f"{ridge():.0f}",
         "ridge.fp8": f"{ridge(fp8=True):.0f}",
         "rate.ratio": f"{H200.fp8_dense_flop_per_s / H200.bf16_dense_flop_per_s:g}×",
