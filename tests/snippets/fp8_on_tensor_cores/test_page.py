@@ -10,7 +10,7 @@ PAGE = ROOT / "docs" / "kernels" / "matrix-multiplication" / "fp8-on-tensor-core
 OURS = {"FP8", "e4m3", "e5m2", "E4M3", "E5M2", "OFP8", "8-bit", "1.0", "3.8", "H800"}
 OURS |= {"2209.05433", "2412.19437", "DeepSeek-V3", "f32", "f16", "float8e4nv"}
 OURS |= {"float8_e4m3fn", "float8_e5m2", "__nv_fp8_e4m3", "__nv_fp8_e5m2"}
-OURS |= {"float64", "float32", "float8", "BF16"}
+OURS |= {"float64", "float32", "float8", "BF16", "sm_90a"}
 
 
 def stray(text: str) -> list[str]:
