@@ -21,6 +21,9 @@ REP_MS = 100  # and times it for about this long
 ESTIMATE_CALLS = 5  # calls used to estimate one call's time first
 FLUSH_BYTES = 256 * 2**20  # zeroed before every timed call to empty L2
 QUANTILES = (0.5, 0.2, 0.8)  # the autotuner ranks configs by the median first
+# The JIT compiles a separate specialisation for an integer argument or a
+# tensor's address divisible by this (triton/backends/compiler.py):
+ALIGNMENT = 16
 
 
 def bench_ms(kernel_ms: float, device=H200) -> float:
@@ -172,6 +175,7 @@ def facts() -> dict[str, str]:
         "flush.l2": f"{FLUSH_BYTES / H200.l2_bytes:.1f}×",
         "l2": f"{H200.l2_bytes / 2**20:.0f} MiB",
         "compile": f"{COMPILE_S:g} s",
+        "align": f"{ALIGNMENT}",
         "bench.small": f"{bench_ms(KERNEL_MS[0]):.0f} ms",
         "noise.best": f"{shares[0]:.0%}",
         "noise.sigma": f"{NOISE_LEVELS[-1]:.0%}",

@@ -22,7 +22,25 @@ def test_the_constants_are_the_installed_tritons():
         in source.replace(" ", "").replace("quantiles=", "quantiles=")
         or "quantiles=(0.5, 0.2, 0.8)" in source
     )
-    assert "range(5)" in inspect.getsource(triton.testing.do_bench)
+    assert f"range({fc.ESTIMATE_CALLS})" in inspect.getsource(triton.testing.do_bench)
+    init = inspect.getsource(autotuner.Autotuner.__init__)
+    assert "deprecated" in init and "cache_results" in init  # the page says both
+    from triton import knobs
+
+    assert knobs.autotuning_knobs.__dict__["cache"].key == "TRITON_CACHE_AUTOTUNING"
+    assert knobs.autotuning_knobs.__dict__["print"].key == "TRITON_PRINT_AUTOTUNING"
+
+
+def test_the_alignment_rule_is_the_installed_tritons():
+    import inspect
+
+    from triton.backends.compiler import BaseBackend
+
+    for rule in (
+        BaseBackend.get_int_specialization,
+        BaseBackend.get_tensor_specialization,
+    ):
+        assert f"% {fc.ALIGNMENT} == 0" in inspect.getsource(rule)
 
 
 def test_bench_time_is_about_warmup_plus_rep_for_a_short_kernel():
