@@ -1,0 +1,1 @@
+"""Tested code shown on docs/kernels/to-the-service/autotuning-honestly.md."""
