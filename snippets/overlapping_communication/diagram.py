@@ -27,6 +27,6 @@ def two_timelines():
         ax.axvline(end, ymin=0, ymax=1, color=INK, linewidth=0.6, linestyle=":")
     ax.set_yticks(ticks, labels)
     ax.set_xlabel("milliseconds into the backward pass")
-    ax.set_title("Llama-3 8B, 32 GPUs, gradients over InfiniBand NDR (model)")
+    ax.set_title("Llama-3 8B, 32 GPUs: gradients over\nInfiniBand NDR (a model)")
     fig.tight_layout()
     return fig

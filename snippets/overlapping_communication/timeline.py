@@ -154,6 +154,8 @@ def overlap(
     """Llama-3 8B, one 8,192-token sequence per GPU, gradients all-reduced
     over InfiniBand NDR across `data_parallel` GPUs: the backward pass, the
     communication, and what is left exposed after the last layer."""
+    if not bucket_mib > 0:
+        raise ValueError(f"bucket_mib must be positive, got {bucket_mib!r}")
     tl = scenario(bucket_mib, contention, launch_delay_us, data_parallel)
     return (
         f"{len(tl['buckets'])} buckets; backward alone "

@@ -52,10 +52,12 @@ def leaks(page_html: str) -> list[str]:
     numbers a run box prints or a predict box asks before the reader
     opens it."""
     article = article_of(page_html)
-    printed = text_of(" ".join(m["body"] for m in RUN_OUTPUT_RE.finditer(article)))
     found = []
     for number, answer in enumerate(ANSWER_RE.finditer(article), 1):
         before = article[: answer.start()]
+        # Only what a reader sees before opening this answer: a run box
+        # inside the answer's own fold gives nothing away.
+        printed = text_of(" ".join(m["body"] for m in RUN_OUTPUT_RE.finditer(before)))
         start = max(before.rfind("</details>"), before.rfind("<h2"))
         question = text_of(before[start:])
         prose = text_of(PREDICT_RE.sub(" ", RUN_BOX_RE.sub(" ", before)))
