@@ -31,6 +31,7 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -172,7 +173,30 @@ class BuildCache:
         source and data file it can depend on."""
         sources = self.sources_digest((module, *expanders))
         lines = [VERSION, sys.version, kind, module, call, sources]
+        lines += self.argument_fingerprints(call)
         return _sha("\n".join(lines).encode())
+
+    def argument_fingerprints(self, call: str) -> list[str]:
+        """A call may name its own data (a test's results folder, a page's
+        fixture): every string argument that names an existing file or
+        folder adds the hashes of what it holds, so new data is never
+        answered from the cache."""
+        found = []
+        for literal in re.findall(r"\"([^\"]+)\"|'([^']+)'", call):
+            text = literal[0] or literal[1]
+            path = Path(text) if Path(text).is_absolute() else self.root / text
+            try:
+                if path.is_file():
+                    found.append(f"{text} {self.file_hash(path)}")
+                elif path.is_dir():
+                    found += [
+                        f"{file} {self.file_hash(file)}"
+                        for file in sorted(path.rglob("*"))
+                        if file.is_file()
+                    ]
+            except OSError:
+                found.append(f"{text} unreadable")
+        return found
 
     def sources_digest(self, modules: tuple[str, ...]) -> str:
         """One hash of these modules, all they import and the data files."""

@@ -29,6 +29,10 @@ def n_text():
 
 def count_text():
     return str(json.loads((ROOT / "results" / "count.json").read_text())["count"])
+
+
+def count_in(folder):
+    return str(json.loads((Path(folder) / "count.json").read_text())["count"])
 '''
 
 
@@ -95,6 +99,21 @@ def test_an_edited_snippet_import_or_data_file_gives_the_new_value(
     (project / "results" / "count.json").write_text('{"count": 8}')
     new_build(project, monkeypatch)
     assert values()[2] == "8"
+
+
+def test_a_folder_a_call_names_is_part_of_its_key(project, monkeypatch, tmp_path):
+    # A call may point at data outside the project (a test's results folder):
+    # changing what is there must recompute, not answer from the cache.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "count.json").write_text('{"count": 1}')
+    call = f'"{elsewhere}"'
+    new_build(project, monkeypatch)
+    assert hooks.run_insert("snippets/demo/value.py", "count_in", call, "p/") == "1"
+    (elsewhere / "count.json").write_text('{"count": 2}')
+    cache = new_build(project, monkeypatch)
+    assert hooks.run_insert("snippets/demo/value.py", "count_in", call, "p/") == "2"
+    assert cache.misses == 1
 
 
 def test_an_error_is_raised_each_build_and_never_stored(project, monkeypatch):
