@@ -71,10 +71,8 @@ inserts: tests/site/test_build.py builds the site with ``-X importtime``.
 from __future__ import annotations
 
 import ast
-import html
 import inspect
 import json
-import multiprocessing
 import posixpath
 import re
 import sys
@@ -86,18 +84,21 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
-from scripts.site import calculators, placeholders
+from scripts.site import calculators, placeholders, site_files
 from scripts.site.badges import BadgeError, expand_badges
 from scripts.site.build_cache import (
     MISSING,
     BuildCache,
     RecordedFigure,
     StoredFigure,
-    StoredResult,
+)
+from scripts.site.code_blocks import (
+    SOURCE_DIRS,
+    annotate_code_blocks,
+    link_code_titles,
 )
 from scripts.site.diagrams import expand_diagrams, place_diagrams
 from scripts.site.fences import (
-    fences,
     lines_with_fence_state,
     substitute_in_prose,
 )
@@ -114,8 +115,6 @@ from scripts.site.roadmap import (
 from scripts.site.run_boxes import RunBoxError, expand_run_boxes, output_for
 
 ROOT = Path(__file__).resolve().parents[2]
-# Published at src/<path> so a page can link to the whole tested file.
-SOURCE_DIRS = ("snippets", "kernels", "evidence", "scripts", "practice")
 PROJECT_PACKAGES = ("snippets", "kernels", "evidence", "scripts")
 # Modules whose `FUNC()` returns {site-relative path: bytes} written into the
 # built site (plots, raw result files for download).
@@ -129,12 +128,9 @@ INSERT_RE = re.compile(
 )
 # One value a snippet states: the module's `facts()` mapping, looked up by key.
 FACT_RE = re.compile(r"<!--\s*fact:\s*(?P<path>[\w./-]+\.py):(?P<key>[\w.-]+)\s*-->")
-# A displayed block that does not run when pasted alone says so in its title.
-EXCERPT_SUFFIX = " (excerpt)"
 INDENTED_INSERT_RE = re.compile(
     r"^(?P<indent>[ \t]+)(?P<placeholder><!--\s*(?:insert|fact):[^\n]*?-->)\s*$"
 )
-SNIPPET_LINE_RE = re.compile(r'^\s*-{1,}8<-{1,}\s+"(?P<target>[^"]+)"\s*$')
 
 # Build-wide state, reset in on_pre_build.
 _state: dict[str, Any] = {"timings": {}}
@@ -413,72 +409,6 @@ def restore_stash(markdown: str, stash: list[str]) -> str:
     return STASH_RE.sub(lambda m: stash[int(m[1])], markdown)
 
 
-# --------------------------------------------------------------------------
-# Code blocks: titled by their file, with a link to the whole tested file
-# --------------------------------------------------------------------------
-
-
-def annotate_code_blocks(markdown: str, src: str) -> str:
-    """Check titles of snippet-including fences and add whole-file links."""
-    lines = markdown.split("\n")
-    out: list[str] = []
-    done = 0
-    for block in fences(lines):
-        out.extend(lines[done : block.stop])
-        done = block.stop
-        targets = [
-            m["target"]
-            for line in block.body(lines)
-            if (m := SNIPPET_LINE_RE.match(line))
-        ]
-        title = (block.title or "").removesuffix(EXCERPT_SUFFIX)
-        if not targets:
-            if not (block.title or "").endswith(EXCERPT_SUFFIX):
-                continue
-            # An excerpt written into the page (or inserted) links to its file.
-            if title.split("/")[0] not in SOURCE_DIRS or not (ROOT / title).is_file():
-                raise PluginError(
-                    f"docs/{src}: an excerpt's title must name the project file "
-                    f'it comes from, e.g. title="snippets/x/y.py{EXCERPT_SUFFIX}"'
-                    f" (found title={block.title!r})"
-                )
-            targets = [title]
-        files = {target.split(":")[0] for target in targets}
-        if len(files) != 1 or title != next(iter(files)):
-            raise PluginError(
-                f"docs/{src}: a code block including {sorted(files)} must be "
-                f'titled with that one file\'s path, e.g. title="{sorted(files)[0]}"'
-                f" or, if it does not run alone, "
-                f'title="{sorted(files)[0]}{EXCERPT_SUFFIX}" (found title='
-                f"{block.title!r})"
-            )
-        # The block's title becomes the link to the whole file, in the HTML
-        # (link_code_titles): no line of its own under every block.
-    out.extend(lines[done:])
-    return "\n".join(out)
-
-
-FILENAME_RE = re.compile(r'<span class="filename">(?P<title>[^<]+)</span>')
-
-
-def link_code_titles(output: str, page_url: str) -> str:
-    """Each code block titled with a project file links its title to the
-    whole tested file, published at src/<path>."""
-
-    def link(match: re.Match) -> str:
-        title = match["title"]
-        path = html.unescape(title).removesuffix(EXCERPT_SUFFIX)
-        if path.split("/")[0] not in SOURCE_DIRS or not (ROOT / path).is_file():
-            return match.group(0)
-        href = posixpath.relpath(f"src/{path}", page_url.rstrip("/") or ".")
-        return (
-            f'<span class="filename"><a class="source-link" href="{href}" '
-            f'title="The whole tested file" download>{title}</a></span>'
-        )
-
-    return FILENAME_RE.sub(link, output)
-
-
 def expand_page_run_boxes(markdown: str, src: str) -> str:
     """`<!-- run: snippets/x/y.py -->` -> the "Run it yourself" box."""
 
@@ -510,82 +440,18 @@ def expand_page_badges(markdown: str, src: str) -> str:
         raise PluginError(str(exc)) from exc
 
 
-# --------------------------------------------------------------------------
-# Files written into the site: plots and raw result files
-# --------------------------------------------------------------------------
-
-
-class _Ready:
-    """A result computed in this process, with the pool result's ``get``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def get(self):
-        return self.value
+def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
+    """The plots and raw files: see ``scripts/site/site_files.py``."""
+    return site_files.start(
+        providers, in_background=in_background, store=cache(), load=module_for
+    )
 
 
 def providers_used(docs_dir: Path, providers=SITE_FILE_PROVIDERS) -> list:
-    """The providers whose module some page calls: a site whose pages show
-    no benchmark table needs no plots drawn."""
-    texts = [
-        path.read_text(encoding="utf-8", errors="replace")
-        for path in docs_dir.rglob("*.md")
-    ]
-    return [
-        (module, func, named_by)
-        for module, func, named_by in providers
-        if any(named_by in text for text in texts)
-    ]
+    return site_files.providers_used(docs_dir, providers)
 
 
-def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
-    """Call every provider and return the pool (or None) and the pending
-    results. The plots take seconds and need nothing the pages make, so for
-    a one-off build they draw in one forked process on the machine's other
-    core while the pages render. ``serve`` runs them in this process: it
-    keeps server threads, and forking a threaded process is unsafe."""
-    store = cache()
-    functions, pending = [], []
-    for module_path, func_name, *_ in providers:
-        if not (ROOT / module_path).is_file():
-            continue
-        key = store.key("site-files", module_path, f"{func_name}()", ())
-        value = store.load("site-files", key)
-        if value is not MISSING:
-            pending.append(_Ready(value))
-        elif function := getattr(module_for(module_path), func_name, None):
-            functions.append((key, function))
-    if not in_background:
-        for key, function in functions:
-            value = function()
-            store.save("site-files", key, value)
-            pending.append(_Ready(value))
-        return None, pending
-    pool = multiprocessing.get_context("fork").Pool(1)
-    for key, function in functions:
-        pending.append(StoredResult(pool.apply_async(function), store, key))
-    pool.close()
-    return pool, pending
-
-
-def write_site_files(site_dir: Path, pending) -> None:
-    """Write each provider's {site-relative path: content} under site_dir;
-    a provider's failure is raised here as one line (a result file's plot
-    names the file)."""
-    for result in pending:
-        try:
-            files = result.get()
-        except ValueError as exc:  # ResultFileError: one line naming the file
-            if type(exc).__name__ != "ResultFileError":
-                raise
-            raise PluginError(str(exc)) from None
-        for rel, content in files.items():
-            target = site_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(
-                content if isinstance(content, bytes) else content.encode()
-            )
+write_site_files = site_files.write
 
 
 # --------------------------------------------------------------------------
