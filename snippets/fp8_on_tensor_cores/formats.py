@@ -375,8 +375,11 @@ def grid_figure():
     ax.set_xscale("log", base=2)
     ax.set_yticks([])
     ax.set_ylim(-0.7, 1.7)
+    largest = max(fmt.positive_values()[-1] for fmt in (E4M3, E5M2))
+    ax.set_xlim(right=largest * 32)  # room for the names after the last value
     ax.set_xlabel("positive finite values (log scale, base 2)", fontsize=FONT_SIZE)
     style_axes(ax)
+    fig.tight_layout()
     return fig
 
 

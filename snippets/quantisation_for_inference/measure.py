@@ -19,7 +19,7 @@ from evidence import ROOT
 from snippets.lib.tiny_lm.checkpoint import load_checkpoint
 from snippets.lib.tiny_lm.model import encode
 
-RECORD = Path(__file__).with_name("errors.json")
+RECORD = Path(__file__).resolve().with_name("errors.json")
 CHECKPOINT = ROOT / "results" / "tiny_lm" / "checkpoint.pt"
 CORPUS = ROOT / "results" / "tiny_lm" / "corpus.txt"
 FP8_MAX = 448.0  # the largest finite float8 e4m3 value

@@ -13,7 +13,7 @@ from pathlib import Path
 from kernels.devices import H200
 from snippets.lib.batching import MODEL, kv_bytes_per_token
 
-RECORD = Path(__file__).with_name("errors.json")
+RECORD = Path(__file__).resolve().with_name("errors.json")
 
 
 def errors() -> dict:
