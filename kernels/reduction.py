@@ -41,7 +41,7 @@ import triton.language as tl
 
 from kernels.bounds import EPS32, eps
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
+from kernels.devices import H200
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 4096
@@ -49,7 +49,7 @@ NUM_WARPS = 8
 #: Version 2's first stage: this many programs, whatever the device: four
 #: per SM of an H200 (132 SMs), all resident at once (40 registers allow 6
 #: programs of 256 threads per SM), so there is no second wave.
-PERSISTENT_PROGRAMS = 4 * 132
+PERSISTENT_PROGRAMS = 4 * H200.sm_count
 LATEST = 2
 
 
@@ -179,6 +179,11 @@ def bytes_moved(numel: int, itemsize: int) -> int:
     return (numel + 1) * itemsize
 
 
+def operands(numel: int) -> list[tuple[int]]:
+    """One flat input of ``numel`` elements."""
+    return [(numel,)]
+
+
 def flops(numel: int) -> int:
     """Combining numel values takes numel - 1 additions."""
     return max(numel - 1, 0)
@@ -226,17 +231,13 @@ DESCRIPTOR = Descriptor(
             {"numel": (1 << 29) + 3},
         ),
     },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["numel"],)], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(shape["numel"], itemsize),
-    flops=lambda shape: flops(shape["numel"]),
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
     # A shape may name an older version ("version": 1): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["numel"], version=shape.get("version", LATEST)
-    ),
+    configure=launch_config,
     error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['numel']}",
+    shape_format="{numel}",
     eager_is="torch.sum (the library op)",
     goals=(
         Goal(

@@ -62,7 +62,6 @@ import triton.language as tl
 
 from kernels.bounds import EPS32, eps
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 1024
@@ -355,6 +354,11 @@ def bytes_moved(numel: int, itemsize: int) -> int:
     return 2 * numel * itemsize
 
 
+def operands(numel: int) -> list[tuple[int]]:
+    """One flat input of ``numel`` elements."""
+    return [(numel,)]
+
+
 def flops(numel: int) -> int:
     """The last prefix alone needs numel - 1 additions."""
     return max(numel - 1, 0)
@@ -409,17 +413,13 @@ DESCRIPTOR = Descriptor(
             {"numel": (1 << 28) + 7},
         ),
     },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["numel"],)], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(shape["numel"], itemsize),
-    flops=lambda shape: flops(shape["numel"]),
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
     # A shape may name an older version ("version": 1): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["numel"], version=shape.get("version", LATEST)
-    ),
+    configure=launch_config,
     error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['numel']}",
+    shape_format="{numel}",
     eager_is="torch.cumsum (the library op)",
     # A float32 scan: bfloat16 prefix sums of 2**28 values keep no digits.
     dtype_cuda="float32",

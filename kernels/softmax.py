@@ -56,7 +56,7 @@ import triton.language as tl
 
 from kernels.bounds import EPS32, eps
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
+from kernels.devices import H200
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 FUSED_MAX_BLOCK = 16384  # widest row v1 keeps in registers at once
@@ -69,7 +69,7 @@ NUM_STAGES = 1
 #: programs' registers fit at once and no second wave forms.
 PERSISTENT_WARPS_PER_SM = 32
 #: SMs assumed off a GPU (an H200 has 132); a GPU reports its own.
-DEFAULT_SMS = 132
+DEFAULT_SMS = H200.sm_count
 
 
 def fused_num_warps(block: int) -> int:
@@ -345,6 +345,11 @@ def bytes_moved(rows: int, cols: int, itemsize: int) -> int:
     return 2 * rows * cols * itemsize
 
 
+def operands(rows: int, cols: int) -> list[tuple[int, int]]:
+    """One (rows, cols) input."""
+    return [(rows, cols)]
+
+
 def flops(rows: int, cols: int) -> int:
     """Compare, subtract, exp, add, multiply: 5 operations per element."""
     return 5 * rows * cols
@@ -398,19 +403,13 @@ DESCRIPTOR = Descriptor(
             _rc(2048, 65536),
         ),
     },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["rows"], shape["cols"])], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(
-        shape["rows"], shape["cols"], itemsize
-    ),
-    flops=lambda shape: flops(shape["rows"], shape["cols"]),
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
     # A shape may name a version ("version": "v1"): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["rows"], shape["cols"], version=shape.get("version")
-    ),
+    configure=launch_config,
     error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    shape_format="{rows}×{cols}",
     eager_is="torch.softmax (the library op)",
     goals=(
         Goal(

@@ -11,7 +11,8 @@ Where the builds come from
 Nothing here lists a kernel or a configuration. Every kernel module's
 ``DESCRIPTOR`` (``kernels.descriptor.discover()``) carries ``artifact_builds``;
 each ``ArtifactBuild`` names a dtype and a shape, and the build compiles the
-launch that ``DESCRIPTOR.launch_config(dtype, shape)[build.launch]`` gives:
+launch that ``DESCRIPTOR.launch_config(dtype, shape)[build.launch]`` gives
+(the kernel's ``launch_config(dtype, **shape)``):
 its function, constexprs, ``num_warps`` and ``num_stages``. The build itself
 adds only what a launch decides from the tensors rather than from the config:
 
@@ -170,11 +171,16 @@ def built_kernels(descriptors: Mapping[str, Descriptor] | None = None) -> list[s
 
 
 def source_path(kernel: str) -> Path:
-    """The one file whose hash identifies the kernel's artifact."""
-    paths = results.kernel_source_paths(kernel)
-    if len(paths) != 1:
-        raise BuildError(f"{kernel}: expected one kernel source file, found {paths}")
-    return paths[0]
+    """The one file whose hash identifies the kernel's artifact: the module
+    ``kernels/<kernel>.py``, or the ``versions.py`` of a ``kernels/<kernel>/``
+    package (its kernels; ``describe.py`` holds the builds, whose inputs
+    the staleness check compares field by field)."""
+    path = results.kernel_artifact_source(kernel)
+    if path is None:
+        raise BuildError(
+            f"{kernel}: expected kernels/{kernel}.py or kernels/{kernel}/versions.py"
+        )
+    return path
 
 
 def artifact_path(kernel: str, out_dir: Path = ARTIFACT_DIR) -> Path:

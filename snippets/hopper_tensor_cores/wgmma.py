@@ -169,7 +169,7 @@ def tma_example(part: str = "answer") -> str:
         "; ".join(problems) + f". Pad the rows to {padded:,} elements "
         f"({padded * itemsize:,} bytes) and the descriptor is valid"
         + ("" if not fixed else f" except: {fixed}")
-        + "; kernels/matmul.py sends such shapes to version 1 instead."
+        + "; kernels/matmul/ sends such shapes to version 1 instead."
     )
 
 

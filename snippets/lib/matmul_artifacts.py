@@ -28,7 +28,7 @@ from snippets.lib.program_order import H200_SMS, wave_reading, wave_table
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACT = ROOT / "results" / "artifacts" / "matmul.sm_90a.json"
-KERNEL_SOURCE = ROOT / "kernels" / "matmul.py"
+KERNEL_SOURCE = ROOT / "kernels" / "matmul" / "versions.py"
 
 # --8<-- [start:sm90-limits]
 # CUDA C++ Programming Guide, "Technical Specifications per Compute
@@ -171,7 +171,7 @@ def staleness_note(path: Path = ARTIFACT, source: Path = KERNEL_SOURCE) -> str:
     if current == artifact["source_sha256"]:
         return ""
     return (
-        '!!! warning "Stale artifact"\n    `kernels/matmul.py` changed after '
+        '!!! warning "Stale artifact"\n    `kernels/matmul/versions.py` changed after '
         "this artifact was compiled; the facts below describe the older "
         "source. Rebuild with `python -m scripts.artifacts matmul`."
     )
@@ -414,7 +414,7 @@ def kernel_wave(part: str = "table", path: Path = ARTIFACT) -> str:
 
 
 if __name__ == "__main__":
-    print(staleness_note() or "artifact matches kernels/matmul.py")
+    print(staleness_note() or "artifact matches kernels/matmul/versions.py")
     print(tile_text())
     print(facts_table())
     print(facts_reading())

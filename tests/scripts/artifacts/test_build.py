@@ -56,10 +56,10 @@ def test_a_changed_launch_config_is_reported_as_stale():
     add = DESCRIPTORS["residual_add_relu"]
     other = Launch("residual_add_relu_v1_kernel", {"BLOCK_SIZE": 2048}, num_warps=8)
 
-    def config(dtype, shape):  # version 1's tile changed, version 2's not
-        return [other] if shape.get("version") == 1 else add.launch_config(dtype, shape)
+    def config(dtype, rows, cols, version=2):  # version 1's tile changed, not 2's
+        return [other] if version == 1 else add.configure(dtype, rows, cols)
 
-    changed = dataclasses.replace(add, launch_config=config)
+    changed = dataclasses.replace(add, configure=config)
     problems = artifacts.stale_artifacts(descriptors={add.name: changed})
     v1_builds = [b for b in add.artifact_builds if b.shape.get("version") == 1]
     assert len(problems) == len(v1_builds) == 4
@@ -440,7 +440,7 @@ def test_attention_artifacts_are_built_with_the_launcher_configs():
 
     for record in artifacts.load_artifact("attention")["builds"]:
         dtype = getattr(torch, record["dtype"])
-        v1 = record["function"] == "attention_kernel"  # v2 and v3 share a config
+        v1 = record["function"] == "attention_v1_kernel"  # v2 and v3 share a config
         pick = at.config_for if v1 else at.config_v2_for
         config = pick(dtype, record["shape"]["D"])
         assert record["constexprs"]["BLOCK_M"] == config.BLOCK_M, record["build"]

@@ -16,7 +16,7 @@ import torch
 import triton
 import triton.language as tl
 
-import kernels.matmul as mm
+import kernels.matmul.versions as mm
 from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,
@@ -220,7 +220,7 @@ class _NoLaunch:
 @pytest.mark.parametrize("case", BAD_IDS)
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     a, b, error, argument = _bad_inputs(device)[case]
-    monkeypatch.setattr(mm, "matmul_kernel", _NoLaunch())
+    monkeypatch.setattr(mm, "matmul_v1_kernel", _NoLaunch())
     monkeypatch.setattr(mm, "matmul_v2_kernel", _NoLaunch())
     for launcher in (mm.matmul, mm.matmul_v1, mm.matmul_v2):
         with pytest.raises(error, match=rf"^{argument}\b"):
@@ -263,7 +263,7 @@ def test_launcher_picks_v2_only_where_tma_can_take_the_operands(device):
     shifted = offset[1:].reshape(24, 40)  # starts 2 bytes past alignment
     cases = {
         "matmul_v2_kernel": (a, b),
-        "matmul_kernel": (shifted, b),  # misaligned start
+        "matmul_v1_kernel": (shifted, b),  # misaligned start
     }
     for kernel, (x, y) in cases.items():
         with record_launches() as log:
@@ -281,9 +281,9 @@ def test_v2_launch_config_table():
     bf16 = torch.bfloat16
     assert kernel(bf16, 8192, 8192, 8192) == ("matmul_v2_kernel", 256)
     assert kernel(bf16, 1024, 1024, 1024) == ("matmul_v2_kernel", 128)
-    assert kernel(bf16, 8192, 8192, 8192, version=1) == ("matmul_kernel", 256)
-    assert kernel(bf16, 64, 64, 33)[0] == "matmul_kernel"  # K rows not 16 B
-    assert kernel(torch.float32, 64, 64, 64)[0] == "matmul_kernel"
+    assert kernel(bf16, 8192, 8192, 8192, version=1) == ("matmul_v1_kernel", 256)
+    assert kernel(bf16, 64, 64, 33)[0] == "matmul_v1_kernel"  # K rows not 16 B
+    assert kernel(torch.float32, 64, 64, 64)[0] == "matmul_v1_kernel"
     assert mm.launch_config(bf16, 0, 8, 8) == []
     with pytest.raises(ValueError, match="version"):
         mm.launch_config(bf16, 8, 8, 8, version=3)

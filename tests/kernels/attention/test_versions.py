@@ -17,7 +17,7 @@ import torch
 import triton
 import triton.language as tl
 
-import kernels.attention as at
+import kernels.attention.versions as at
 from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,
@@ -167,7 +167,7 @@ def test_launch_config_versions():
     assert block_n(torch.float16, 64) == ("attention_v3_kernel", 128, 8)
     assert block_n(torch.bfloat16, 80) == ("attention_v3_kernel", 128, 8)
     assert block_n(torch.bfloat16, 128, version=2) == ("attention_v2_kernel", 128, 8)
-    assert block_n(torch.bfloat16, 128, version=1) == ("attention_kernel", 64, 8)
+    assert block_n(torch.bfloat16, 128, version=1) == ("attention_v1_kernel", 64, 8)
     # Where a descriptor cannot apply, version 3 is version 2.
     assert block_n(torch.float32, 128) == ("attention_v2_kernel", 16, 4)
     assert block_n(torch.bfloat16, 20) == ("attention_v2_kernel", 128, 8)  # 40 B
@@ -318,7 +318,7 @@ class _NoLaunch:
 @pytest.mark.parametrize("case", BAD_IDS)
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     q, k, v, causal, error, argument = _bad_inputs(device)[case]
-    monkeypatch.setattr(at, "attention_kernel", _NoLaunch())
+    monkeypatch.setattr(at, "attention_v1_kernel", _NoLaunch())
     monkeypatch.setattr(at, "attention_v2_kernel", _NoLaunch())
     monkeypatch.setattr(at, "attention_v3_kernel", _NoLaunch())
     launchers = (at.attention, at.attention_v1, at.attention_v2, at.attention_v3)

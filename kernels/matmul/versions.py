@@ -1,7 +1,7 @@
 """Matrix multiplication ``C = A @ B`` as one tiled Triton kernel.
 
 Versions
-    ``matmul_kernel``: each program computes one ``BLOCK_M x BLOCK_N`` tile of
+    ``matmul_v1_kernel``: each program computes one ``BLOCK_M x BLOCK_N`` tile of
     C, stepping through K by ``BLOCK_K`` with a float32 accumulator. The
     program order is a launch parameter: ``GROUP_M = 1`` walks the output tiles
     row by row (the plain order); ``GROUP_M > 1`` walks bands of ``GROUP_M``
@@ -56,16 +56,14 @@ Napkin math
     operands; bigger tiles mean fewer requests per flop.
 """
 
-import math
 from dataclasses import dataclass
 
 import torch
 import triton
 import triton.language as tl
 
-from kernels.bounds import EPS32, eps
-from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
+from kernels.descriptor import Launch
+from kernels.devices import H200
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -99,8 +97,9 @@ DOT_PRECISION = {
 _V2_LARGE = MatmulConfig(128, 256, 64, GROUP_M=8, num_warps=8, num_stages=3)
 _V2_SMALL = MatmulConfig(128, 128, 64, GROUP_M=8, num_warps=8, num_stages=4)
 V2_LARGE_FROM = 4096 * 4096  # M * N at which the big tiles start
-#: Programs of the persistent launch: one per SM (an H200 has 132).
-DEFAULT_SMS = 132
+#: Programs of the persistent launch off a GPU: one per SM of an H200; a
+#: GPU reports its own count.
+DEFAULT_SMS = H200.sm_count
 LATEST = 2
 
 
@@ -133,7 +132,7 @@ def launch_config(
 ) -> list[Launch]:
     """One launch, none for an empty output. Version 2 (for contiguous
     operands): ``matmul_v2_kernel`` with the table's tiles (or ``config``)
-    where ``tma_shape_ok``, else version 1. Version 1: ``matmul_kernel``
+    where ``tma_shape_ok``, else version 1. Version 1: ``matmul_v1_kernel``
     with the dtype's config (or ``config``). The launcher adds
     ``INTERPRETED``, which follows the device."""
     if M * N == 0:
@@ -159,7 +158,7 @@ def launch_config(
         "DOT_PRECISION": DOT_PRECISION[dtype],
     }
     options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
-    return [Launch("matmul_kernel", tiles, **options)]
+    return [Launch("matmul_v1_kernel", tiles, **options)]
 
 
 def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -168,7 +167,7 @@ def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
-def matmul_kernel(
+def matmul_v1_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K,
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
@@ -269,7 +268,7 @@ def matmul_with_config(
         return c  # nothing to launch; K == 0 still launches and writes zeros
     (launch,) = launch_config(a.dtype, M, N, K, config, version=1)
     grid = (triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N),)
-    matmul_kernel[grid](
+    matmul_v1_kernel[grid](
         a, b, c, M, N, K,
         a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         c.stride(0), c.stride(1),
@@ -399,173 +398,3 @@ def bytes_moved(M: int, N: int, K: int, itemsize: int) -> int:
 def flops(M: int, N: int, K: int) -> int:
     """One multiply and one add for each of the M * N * K terms."""
     return 2 * M * N * K
-
-
-# --------------------------------------------------------------------------
-# What the tools need to know (see kernels/descriptor.py)
-# --------------------------------------------------------------------------
-
-
-def error_bound(inputs, truth, dtype, shape):
-    """Two ulps of the output dtype for the final rounding, plus float32
-    rounding of a K-term sum taken in a different order than the float64
-    reference: about sqrt(K) ulps of the sum of magnitudes |a| @ |b|."""
-    a, b = inputs
-    spread = a.abs() @ b.abs()
-    K = shape["K"]
-    return 2 * eps(dtype) * truth.abs() + 2 * math.sqrt(K) * EPS32 * spread
-
-
-def _signature(dtype: str) -> dict[str, str]:
-    return {
-        "a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{dtype}",
-        "M": "i32", "N": "i32", "K": "i32",
-        "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
-    }  # fmt: skip
-
-
-# Row-major operands: the JIT makes the unit strides constants. Artifacts are
-# compiled for the GPU, never for the interpreter.
-_FIXED = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "INTERPRETED": False}
-_ALIGNED = (
-    "a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk", "stride_cm"
-)  # fmt: skip
-# Version 1's builds: the config depends on the dtype only.
-_ANY = {"M": 8192, "N": 8192, "K": 8192, "version": 1}
-
-
-def _mnk(M: int, N: int, K: int) -> dict[str, int]:
-    return {"M": M, "N": N, "K": K}
-
-
-def _build(dtype: str, build: str, aligned: bool, shows: str) -> ArtifactBuild:
-    name = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}[dtype]
-    return ArtifactBuild(
-        build=build,
-        dtype=name,
-        shape=_ANY,
-        signature=_signature(dtype),
-        aligned=_ALIGNED if aligned else (),
-        shows=shows,
-        fixed=_FIXED,
-    )
-
-
-def _v2_build(dtype: str, shape: dict[str, int], build: str, shows: str):
-    """A version 2 build: the descriptors' types carry the tile shapes."""
-    config = v2_config(shape["M"], shape["N"])
-    bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
-    return ArtifactBuild(
-        build=build,
-        dtype={"bf16": "bfloat16", "fp16": "float16"}[dtype],
-        shape=shape,
-        signature={
-            "a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>",
-            "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
-            "c_desc": f"tensordesc<{dtype}[{bm}, {bn}]>",
-            "M": "i32",
-            "N": "i32",
-            "K": "i32",
-        },  # fmt: skip
-        aligned=("M", "N", "K"),
-        shows=shows,
-        fixed={"INTERPRETED": False},
-    )
-
-
-DESCRIPTOR = Descriptor(
-    name="matmul",
-    title="matmul",
-    launcher=matmul,
-    reference=matmul_ref,
-    metric="flops",
-    shapes={
-        "tiny": (_mnk(65, 47, 33),),
-        "quick": (_mnk(8192, 8192, 8192),),
-        "full": (
-            _mnk(1024, 1024, 1024),
-            _mnk(4096, 4096, 4096),
-            _mnk(8192, 8192, 8192),
-            _mnk(8191, 8193, 4095),
-        ),
-    },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["M"], shape["K"]), (shape["K"], shape["N"])], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(
-        shape["M"], shape["N"], shape["K"], itemsize
-    ),
-    flops=lambda shape: flops(shape["M"], shape["N"], shape["K"]),
-    # A shape may name an older version ("version": 1): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype,
-        shape["M"],
-        shape["N"],
-        shape["K"],
-        version=shape.get("version", LATEST),
-    ),
-    error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['M']}×{shape['N']}×{shape['K']}",
-    eager_is="a @ b, i.e. torch.matmul (the library op)",
-    goals=(
-        Goal(
-            regime="bf16",
-            # Issue 19 raised the 8192-cubed goal to 0.90 of cuBLAS.
-            must=(
-                Target(
-                    "R",
-                    0.90,
-                    shape=_mnk(8192, 8192, 8192),
-                    note="against cuBLAS (torch.matmul)",
-                ),
-                Target("R", 0.80, shape=_mnk(4096, 4096, 4096)),
-                Target("F_flop", 0.70),
-            ),
-            stretch=(Target("R", 1.0, shape=_mnk(8192, 8192, 8192)),),
-        ),
-    ),
-    artifact_builds=(
-        _build(
-            "bf16",
-            "bf16-aligned",
-            True,
-            "two warpgroups issue wgmma m64n256k16 (HGMMA), four per 64-deep K "
-            "step, fed by 16-byte cp.async copies in a 3-stage pipeline",
-        ),
-        _build("fp16", "fp16-aligned", True, "fp16: the same wgmma shape"),
-        _build(
-            "fp32",
-            "fp32-aligned",
-            True,
-            "IEEE float32 products: FFMA on the CUDA cores, no tensor cores",
-        ),
-        _build(
-            "bf16",
-            "bf16-unaligned",
-            False,
-            "no 16-byte hints: one 2-byte load per element, no cp.async pipeline",
-        ),
-        _v2_build(
-            "bf16",
-            _mnk(8192, 8192, 8192),
-            "v2-bf16-tma-persistent",
-            "version 2 at 8192 cubed: a persistent tile loop; TMA bulk tensor "
-            "copies (UTMALDG) feed wgmma m64n256k16 (HGMMA), a TMA store "
-            "(UTMASTG) writes C",
-        ),
-        _v2_build(
-            "fp16",
-            _mnk(8192, 8192, 8192),
-            "v2-fp16-tma-persistent",
-            "version 2, fp16: the same copies and wgmma shape",
-        ),
-        _v2_build(
-            "bf16",
-            _mnk(1024, 1024, 1024),
-            "v2-bf16-tma-small",
-            "version 2's smaller tiles (128 x 128, four stages) for outputs "
-            "under 4096 x 4096: wgmma m64n128k16",
-        ),
-    ),  # fmt: skip
-    grid_probe={"M": 3, "N": 1 << 20, "K": 5},  # one axis of output tiles
-)
