@@ -78,8 +78,8 @@ class Launch:
 
 @dataclass(frozen=True)
 class ArtifactBuild:
-    """One compilation for sm_90a, at the configuration the launcher would
-    use for ``dtype`` and ``shape``.
+    """One compilation, for each target, at the configuration the launcher
+    would use for ``dtype`` and ``shape``.
 
     ``signature`` gives the Triton type of every runtime parameter
     (``"*bf16"``, ``"i32"``, ``"fp32"``); ``fixed`` gives constexpr values the
@@ -95,6 +95,13 @@ class ArtifactBuild:
     shows: str
     fixed: Mapping[str, Any] = field(default_factory=dict)
     launch: int = 0
+    # The architectures it is compiled for (None: every target the builder
+    # knows); a build the compiler cannot do for a target says why in a
+    # comment beside it.
+    targets: tuple[str, ...] | None = None
+
+    def built_for(self, target: str) -> bool:
+        return self.targets is None or target in self.targets
 
 
 #: Bandwidth probes the runner measures in every run (see Descriptor.stream).
@@ -246,10 +253,26 @@ class Descriptor:
                     "regime": goal.regime,
                     "must": [_target_data(t) for t in goal.must],
                     "stretch": [_target_data(t) for t in goal.stretch],
+                    "applies_to": self.goal_functions(goal),
                 }
                 for goal in self.goals
             ],
         }
+
+    def goal_functions(self, goal: Goal) -> list[str]:
+        """The kernel functions a measurement against ``goal`` times: what
+        the launcher runs at the goal's shapes (its targets', else the quick
+        profile's) in the CUDA dtype. A new version that the launcher does
+        not pick yet is not among them."""
+        import torch
+
+        shapes = [t.shape for t in (*goal.must, *goal.stretch) if t.shape is not None]
+        shapes = shapes or list(self.shapes.get("quick", ()))
+        dtype = getattr(torch, self.dtype_cuda)
+        names = {
+            launch.kernel for s in shapes for launch in self.launch_config(dtype, s)
+        }
+        return sorted(names)
 
 
 def _target_data(target: Target) -> dict[str, Any]:

@@ -86,8 +86,20 @@ def _build(
     )
 
 
-def _v3_build(*, build: str, dtype: str, D: int, causal: bool, shows: str):
-    """A version 3 build: the descriptors' types carry the tile shapes."""
+def _v3_build(
+    *,
+    build: str,
+    dtype: str,
+    D: int,
+    causal: bool,
+    shows: str,
+    version: int = 3,
+    fixed: dict | None = None,
+    targets: tuple[str, ...] | None = None,
+):
+    """A version 3 or 4 build: the descriptors' types carry the tile
+    shapes; ``fixed`` adds constexprs past the launch's (a build may turn
+    on what the launcher does not, such as warp specialisation)."""
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     config = config_v2_for(getattr(torch, name), D)
     bd = max(16, triton.next_power_of_2(D))
@@ -96,7 +108,10 @@ def _v3_build(*, build: str, dtype: str, D: int, causal: bool, shows: str):
     return ArtifactBuild(
         build=build,
         dtype=name,
-        shape=_bhsd(4, 16, 4096, D, causal),
+        shape={
+            **_bhsd(4, 16, 4096, D, causal),
+            **({"version": version} if version != LATEST else {}),
+        },
         signature={
             "q_desc": q_tile,
             "k_desc": kv_tile,
@@ -107,7 +122,8 @@ def _v3_build(*, build: str, dtype: str, D: int, causal: bool, shows: str):
         },
         aligned=("S",),
         shows=shows,
-        fixed={"INTERPRETED": False},
+        fixed={"INTERPRETED": False, **(fixed or {})},
+        targets=targets,
     )
 
 
@@ -238,6 +254,31 @@ DESCRIPTOR = Descriptor(
             D=64,
             causal=True,
             shows="version 3, D = 64: 64-wide descriptor tiles, three stages",
+        ),
+        _v3_build(
+            build="v4-bf16-d128-overlap",
+            dtype="bf16",
+            D=128,
+            causal=False,
+            version=4,
+            shows="version 4: block j + 1's QK^T is issued before block j's "
+            "softmax in the source; the loop's warpgroup waits show whether "
+            "the compiler keeps it in flight across the exponentials",
+        ),
+        _v3_build(
+            build="v4-bf16-d128-warp-specialized",
+            dtype="bf16",
+            D=128,
+            causal=False,
+            version=4,
+            fixed={"WARP_SPECIALIZE": True},
+            # Not sm_120a: Triton 3.8's automatic warp specialisation stops
+            # there with "InsertAref.cpp:448: createArefGet: Assertion
+            # `consumers.size() > 0' failed" (pass NVWSInsertAref).
+            targets=("sm_90a", "sm_100a"),
+            shows="version 4 with tl.range(warp_specialize=True): on sm_100a "
+            "the loop is split into partitions that trade registers "
+            "(setmaxnreg); on sm_90a the flag changes nothing",
         ),
     ),  # fmt: skip
     grid_probe={

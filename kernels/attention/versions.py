@@ -141,8 +141,20 @@ def launch_config(
     ``INTERPRETED``, which follows the device."""
     if B * H * S * D == 0:
         return []
-    if version not in (1, 2, 3):
-        raise ValueError(f"version must be 1, 2 or 3, got {version}")
+    if version not in (1, 2, 3, 4):
+        raise ValueError(f"version must be 1, 2, 3 or 4, got {version}")
+    if version == 4 and tma_shape_ok(dtype, D):
+        config = config or config_v2_for(dtype, D)
+        constexprs = {
+            "BLOCK_D": max(16, triton.next_power_of_2(D)),
+            "BLOCK_M": config.BLOCK_M,
+            "BLOCK_N": config.BLOCK_N,
+            "CAUSAL": causal,
+            "WARP_SPECIALIZE": False,
+        }
+        options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        return [Launch("attention_v4_kernel", constexprs, **options)]
+    version = min(version, 3)  # version 4 falls back to version 3, then 2
     if version == 3 and tma_shape_ok(dtype, D):
         config = config or config_v2_for(dtype, D)
         constexprs = {
@@ -425,6 +437,110 @@ def attention_v3_kernel(
     o_desc.store([head, row, 0], out.reshape(1, BLOCK_M, BLOCK_D))
 
 
+# --8<-- [start:v4-step]
+@triton.jit
+def _softmax_step(
+    acc, m_i, l_i, qk, v, offs_m, offs_n, n0, S, qk_scale,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr,
+):  # fmt: skip
+    """Version 2's online-softmax update for one block of scores."""
+    if MASKED:
+        key = n0 + offs_n
+        keep = (key < S)[None, :]
+        if CAUSAL:
+            keep = keep & (key[None, :] <= offs_m[:, None])
+        qk = tl.where(keep, qk, -float("inf"))
+    m_new = tl.maximum(m_i, tl.max(qk, axis=1) * qk_scale)
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(qk * qk_scale - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, axis=1)
+    acc = acc * alpha[:, None]
+    acc = tl.dot(p.to(v.dtype), v, acc)
+    return acc, m_new, l_i
+
+
+@triton.jit
+def _attend_v4(
+    acc, m_i, l_i, q, k_desc, v_desc, head, offs_m, offs_n, S, qk_scale,
+    start, stop, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr, INTERPRETED: tl.constexpr,
+    WARP_SPECIALIZE: tl.constexpr,
+):  # fmt: skip
+    """Version 4's steps: the scores of block j + 1 are issued to the tensor
+    cores before block j's softmax, so the exponentials (MUFU) can run while
+    that product is in flight (FlashAttention-3's intra-warpgroup overlap)."""
+    if start < stop:
+        k = k_desc.load([head, start, 0]).reshape(BLOCK_N, BLOCK_D)
+        if INTERPRETED:  # the CPU interpreter cannot tl.dot bfloat16 tiles
+            k = k.to(tl.float32)
+        qk = tl.dot(q, tl.trans(k))  # prologue: the first block's scores
+        for n0 in tl.range(
+            start, stop - BLOCK_N, BLOCK_N, warp_specialize=WARP_SPECIALIZE
+        ):
+            k = k_desc.load([head, n0 + BLOCK_N, 0]).reshape(BLOCK_N, BLOCK_D)
+            v = v_desc.load([head, n0, 0]).reshape(BLOCK_N, BLOCK_D)
+            if INTERPRETED:
+                k = k.to(tl.float32)
+                v = v.to(tl.float32)
+            # Issued first, consumed only on the next trip: two QK^T
+            # products are live across this block's softmax.
+            qk_next = tl.dot(q, tl.trans(k))
+            acc, m_i, l_i = _softmax_step(
+                acc, m_i, l_i, qk, v, offs_m, offs_n, n0, S, qk_scale,
+                MASKED, CAUSAL,
+            )  # fmt: skip
+            qk = qk_next
+        last = start + (stop - start - 1) // BLOCK_N * BLOCK_N  # the last block
+        v = v_desc.load([head, last, 0]).reshape(BLOCK_N, BLOCK_D)
+        if INTERPRETED:
+            v = v.to(tl.float32)
+        acc, m_i, l_i = _softmax_step(
+            acc, m_i, l_i, qk, v, offs_m, offs_n, last, S, qk_scale, MASKED, CAUSAL
+        )  # fmt: skip
+    return acc, m_i, l_i
+    # --8<-- [end:v4-step]
+
+
+@triton.jit
+def attention_v4_kernel(
+    q_desc, k_desc, v_desc, o_desc, S, qk_scale,
+    BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    CAUSAL: tl.constexpr, WARP_SPECIALIZE: tl.constexpr, INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    # Version 3's program, with version 4's steps.
+    pid = tl.program_id(axis=0)
+    tiles_m = tl.cdiv(S, BLOCK_M)
+    tile_m = pid % tiles_m
+    if CAUSAL:
+        tile_m = tiles_m - 1 - tile_m
+    head = pid // tiles_m
+    row = tile_m * BLOCK_M
+    offs_m = row + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = q_desc.load([head, row, 0]).reshape(BLOCK_M, BLOCK_D)
+    if INTERPRETED:
+        q = q.to(tl.float32)
+    m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
+    if CAUSAL:
+        free_end = row
+        stop = tl.minimum(row + BLOCK_M, S)
+    else:
+        free_end = S // BLOCK_N * BLOCK_N
+        stop = S
+    acc, m_i, l_i = _attend_v4(
+        acc, m_i, l_i, q, k_desc, v_desc, head, offs_m, offs_n, S, qk_scale,
+        0, free_end, BLOCK_N, BLOCK_D, False, CAUSAL, INTERPRETED, WARP_SPECIALIZE,
+    )  # fmt: skip
+    acc, m_i, l_i = _attend_v4(
+        acc, m_i, l_i, q, k_desc, v_desc, head, offs_m, offs_n, S, qk_scale,
+        free_end, stop, BLOCK_N, BLOCK_D, True, CAUSAL, INTERPRETED, WARP_SPECIALIZE,
+    )  # fmt: skip
+    out = (acc / l_i[:, None]).to(o_desc.dtype)
+    o_desc.store([head, row, 0], out.reshape(1, BLOCK_M, BLOCK_D))
+
+
 def validate(q: object, k: object, v: object, causal: object) -> None:
     """Raise TypeError or ValueError naming the bad argument; launch nothing."""
     for name, value in (("q", q), ("k", k), ("v", v)):
@@ -468,7 +584,8 @@ def attention_with_config(
     version: int = LATEST,
 ) -> torch.Tensor:
     """Attention with the given tiles (tests use small tiles on small S),
-    by version 3 (default; version 2 where ``tma_inputs_ok`` fails), 2 or 1."""
+    by version 4, 3 (default; version 2 where ``tma_inputs_ok`` fails), 2
+    or 1."""
     validate(q, k, v, causal)
     if config.BLOCK_M % config.BLOCK_N:
         raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
@@ -477,7 +594,9 @@ def attention_with_config(
     out = torch.empty_like(q)
     if out.numel() == 0:
         return out
-    if version == 3 and tma_inputs_ok(q, k, v, out):
+    if version == 4 and tma_inputs_ok(q, k, v, out):
+        return attention_v4(q, k, v, causal, config)
+    if version >= 3 and tma_inputs_ok(q, k, v, out):
         return _attention_v3(q, k, v, out, causal, config)
     version = min(version, 2)
     (launch,) = launch_config(q.dtype, B, H, S, D, causal, config, version=version)
@@ -561,6 +680,48 @@ def _attention_v3(q, k, v, out, causal, config):
 
     grid = (triton.cdiv(S, bm) * B * H,)
     attention_v3_kernel[grid](
+        describe(q, bm), describe(k, bn), describe(v, bn), describe(out, bm),
+        S, LOG2_E / math.sqrt(D),
+        **launch.constexprs,
+        INTERPRETED=q.device.type == "cpu",
+        **launch.options(),
+    )  # fmt: skip
+    return out
+
+
+def attention_v4(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    causal: bool = False,
+    config: AttentionConfig | None = None,
+) -> torch.Tensor:
+    """Version 4: version 3 with block j + 1's scores issued before block
+    j's softmax. Same inputs as ``attention_v3``; not yet the launcher's
+    choice (no device has timed it)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    validate(q, k, v, causal)
+    config = config or config_v2_for(q.dtype, q.shape[-1])
+    if config.BLOCK_M % config.BLOCK_N:
+        raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    out = torch.empty_like(q)
+    if out.numel() == 0:
+        return out
+    if not tma_inputs_ok(q, k, v, out):
+        raise ValueError(
+            "q, k and v must be 16-bit with rows of D spanning a multiple of "
+            "16 bytes and 16-byte aligned"
+        )
+    B, H, S, D = q.shape
+    (launch,) = launch_config(q.dtype, B, H, S, D, causal, config, version=4)
+    bm, bn, bd = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_D"))
+
+    def describe(t, rows):
+        return TensorDescriptor(t, [B * H, S, D], [S * D, D, 1], [1, rows, bd])
+
+    attention_v4_kernel[(triton.cdiv(S, bm) * B * H,)](
         describe(q, bm), describe(k, bn), describe(v, bn), describe(out, bm),
         S, LOG2_E / math.sqrt(D),
         **launch.constexprs,

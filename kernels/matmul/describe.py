@@ -13,6 +13,7 @@ from kernels.matmul.versions import (
     matmul,
     matmul_ref,
     v2_config,
+    v3_config,
 )
 
 
@@ -83,6 +84,32 @@ def _v2_build(*, build: str, dtype: str, shape: dict[str, int], shows: str):
             "N": "i32",
             "K": "i32",
         },  # fmt: skip
+        aligned=("M", "N", "K"),
+        shows=shows,
+        fixed={"INTERPRETED": False},
+    )
+
+
+def _v3_build(*, build: str, dtype: str, shape: dict[str, int], shows: str):
+    """A version 3 build: C's descriptor carries half a tile's width; float8
+    operands ("fp8e4nv", Triton's name for e4m3) give a bfloat16 C."""
+    config = v3_config(shape["M"], shape["N"])
+    bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
+    names = {"bf16": "bfloat16", "fp16": "float16", "fp8e4nv": "float8_e4m3fn"}
+    out = "bf16" if dtype == "fp8e4nv" else dtype
+    return ArtifactBuild(
+        build=build,
+        dtype=names[dtype],
+        shape={**shape, "version": 3},
+        signature={
+            "a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>",
+            "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+            "c_desc": f"tensordesc<{out}[{bm}, {bn // 2}]>",
+            "M": "i32",
+            "N": "i32",
+            "K": "i32",
+            "scale": "fp32",
+        },
         aligned=("M", "N", "K"),
         shows=shows,
         fixed={"INTERPRETED": False},
@@ -176,6 +203,21 @@ DESCRIPTOR = Descriptor(
             shape=_mnk(1024, 1024, 1024),
             shows="version 2's smaller tiles (128 x 128, four stages) for outputs "
             "under 4096 x 4096: wgmma m64n128k16",
+        ),
+        _v3_build(
+            build="v3-bf16-tma-split-epilogue",
+            dtype="bf16",
+            shape=_mnk(8192, 8192, 8192),
+            shows="version 3 at 8192 cubed: C leaves in two 128 x 128 TMA stores, "
+            "so half the staging buffer frees room for a fourth stage",
+        ),
+        _v3_build(
+            build="v3-fp8-e4m3-tma-split-epilogue",
+            dtype="fp8e4nv",
+            shape=_mnk(8192, 8192, 8192),
+            shows="version 3 on float8 e4m3 operands: 8-bit wgmma (QGMMA, 32 deep "
+            "per instruction) accumulating in float32, C scaled and rounded to "
+            "bfloat16 in the epilogue",
         ),
     ),  # fmt: skip
     grid_probe={"M": 3, "N": 1 << 20, "K": 5},  # one axis of output tiles

@@ -399,3 +399,12 @@ def test_every_shape_key_is_named_by_some_kernel_function():
         shapes += [b.shape for b in d.artifact_builds]
         for shape in shapes:
             assert set(shape) <= named, f"{name}: {sorted(set(shape) - named)}"
+
+
+def test_a_goal_applies_to_what_the_launcher_runs_at_its_shapes():
+    # New versions beside the launcher's choice are not what a goal measures.
+    matmul = DESCRIPTORS["matmul"]
+    (goal,) = matmul.goals
+    assert matmul.goal_functions(goal) == ["matmul_v2_kernel"]
+    attention = DESCRIPTORS["attention"]
+    assert attention.goal_functions(attention.goals[0]) == ["attention_v3_kernel"]

@@ -132,7 +132,7 @@ def test_boundary_shapes_with_the_real_configs(shape, dtype, causal, device):
 SMALL = at.AttentionConfig(32, 16, num_warps=4, num_stages=2)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3], ids=["v1", "v2", "v3"])
+@pytest.mark.parametrize("version", [1, 2, 3, 4], ids=["v1", "v2", "v3", "v4"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("D", [16, 24], ids=lambda d: f"d{d}")
 def test_small_tiles_many_programs(D, causal, version, device):
@@ -173,6 +173,18 @@ def test_launch_config_versions():
     assert block_n(torch.bfloat16, 20) == ("attention_v2_kernel", 128, 8)  # 40 B
     with pytest.raises(ValueError, match="version"):
         at.launch_config(torch.float32, 1, 1, 4, 16, False, version=0)
+    # Version 4 where a descriptor applies, else what version 3 takes.
+    assert block_n(torch.bfloat16, 128, version=4) == ("attention_v4_kernel", 128, 8)
+    assert block_n(torch.float32, 128, version=4) == ("attention_v2_kernel", 16, 4)
+
+
+@pytest.mark.parametrize("S", [16, 33, 150], ids=lambda s: f"s{s}")
+def test_v4_overlapped_steps_with_one_two_and_many_key_blocks(S, device):
+    # One key block: the prologue's product feeds the epilogue step alone;
+    # two: one overlapped trip; 150 with 16-wide blocks: ten, the last ragged.
+    q, k, v = qkv((1, 1, S, 32), torch.bfloat16, device, tag="v4")
+    for causal in (False, True):
+        check(lambda *a: at.attention_v4(*a, config=SMALL), q, k, v, causal)
 
 
 def test_launcher_picks_v3_only_where_tma_can_take_the_inputs(device):
