@@ -94,12 +94,12 @@ def _v3_build(
     causal: bool,
     shows: str,
     version: int = 3,
-    fixed: dict | None = None,
+    warp_specialize: bool = False,
     targets: tuple[str, ...] | None = None,
 ):
     """A version 3 or 4 build: the descriptors' types carry the tile
-    shapes; ``fixed`` adds constexprs past the launch's (a build may turn
-    on what the launcher does not, such as warp specialisation)."""
+    shapes; ``warp_specialize`` is passed to ``launch_config`` through the
+    shape, as the launcher never asks for it."""
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     config = config_v2_for(getattr(torch, name), D)
     bd = max(16, triton.next_power_of_2(D))
@@ -111,6 +111,7 @@ def _v3_build(
         shape={
             **_bhsd(4, 16, 4096, D, causal),
             **({"version": version} if version != LATEST else {}),
+            **({"warp_specialize": True} if warp_specialize else {}),
         },
         signature={
             "q_desc": q_tile,
@@ -122,7 +123,7 @@ def _v3_build(
         },
         aligned=("S",),
         shows=shows,
-        fixed={"INTERPRETED": False, **(fixed or {})},
+        fixed={"INTERPRETED": False},
         targets=targets,
     )
 
@@ -271,7 +272,7 @@ DESCRIPTOR = Descriptor(
             D=128,
             causal=False,
             version=4,
-            fixed={"WARP_SPECIALIZE": True},
+            warp_specialize=True,
             # Not sm_120a: Triton 3.8's automatic warp specialisation stops
             # there with "InsertAref.cpp:448: createArefGet: Assertion
             # `consumers.size() > 0' failed" (pass NVWSInsertAref).

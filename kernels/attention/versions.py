@@ -134,11 +134,14 @@ def launch_config(
     config: AttentionConfig | None = None,
     *,
     version: int = LATEST,
+    warp_specialize: bool = False,
 ) -> list[Launch]:
     """One launch with the version's config (or ``config``), none for empty
     inputs. Version 3 (for contiguous inputs) takes ``attention_v3_kernel``
-    where ``tma_shape_ok``, else version 2. The launcher adds
-    ``INTERPRETED``, which follows the device."""
+    where ``tma_shape_ok``, else version 2. ``warp_specialize`` asks version
+    4's loops for Triton's automatic warp specialisation
+    (``tl.range(warp_specialize=True)``). The launcher adds ``INTERPRETED``,
+    which follows the device."""
     if B * H * S * D == 0:
         return []
     if version not in (1, 2, 3, 4):
@@ -150,7 +153,7 @@ def launch_config(
             "BLOCK_M": config.BLOCK_M,
             "BLOCK_N": config.BLOCK_N,
             "CAUSAL": causal,
-            "WARP_SPECIALIZE": False,
+            "WARP_SPECIALIZE": warp_specialize,
         }
         options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
         return [Launch("attention_v4_kernel", constexprs, **options)]

@@ -11,6 +11,8 @@ at launch; a build that asks for more than the target allows a block
 
 from __future__ import annotations
 
+import functools
+
 import evidence
 from evidence.tables import markdown_table
 from kernels.descriptor import discover
@@ -66,8 +68,10 @@ def summary(record: dict, target: str, metric: str) -> str:
     return ", ".join(parts)
 
 
+@functools.cache
 def version_rows() -> list[dict]:
-    """One row per (kernel, function): its first build on every target."""
+    """One row per (kernel, function): its first build on every target
+    (computed once per process: the artifacts do not change during a build)."""
     rows = []
     for name, descriptor in discover().items():
         if not descriptor.artifact_builds:

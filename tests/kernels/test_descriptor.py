@@ -333,6 +333,7 @@ def test_catalog_entry_is_plain_data():
                     "note": "vs eager",
                 }
             ],
+            "applies_to": ["toy_kernel"],  # what the toy's launch_config gives
         }
     ]
     # What the pages read must survive a JSON round trip unchanged.
