@@ -828,3 +828,15 @@ def test_reduction_v3_has_twice_the_loads_in_flight_per_trip(folder):
     )
     assert v3["LDG.E.128"] == 2 * v2["LDG.E.128"]
     _assert_no_spills(load_build("reduction", "v3-unrolled-bf16-odd-length", folder))
+
+
+@BOTH_TRITONS
+def test_softmax_backward_reads_two_rows_and_takes_no_exponential(folder):
+    record = load_build("softmax", "backward-bf16-4096", folder)
+    sass = record["sass_opcodes"]
+    assert record["function"] == "softmax_backward_kernel"
+    # y and dy in 16-byte loads, dx out in 16-byte stores: the bytes of the
+    # model (read twice, write once), and no MUFU: nothing is recomputed.
+    assert sass.get("LDG.E.128", 0) == 2 * sass.get("STG.E.128", 0) > 0
+    assert not any(op.startswith("MUFU") for op in sass)
+    _assert_no_spills(record)
