@@ -264,6 +264,16 @@ def kernel_source_paths(kernel: str, root: Path = ROOT) -> list[Path]:
     return []
 
 
+def kernel_artifact_source(kernel: str, root: Path = ROOT) -> Path | None:
+    """The one file whose hash identifies a kernel's compiled artifact: the
+    module ``kernels/<kernel>.py``, or ``versions.py`` of a package (the
+    kernels; its ``describe.py`` holds the builds). None when neither."""
+    paths = kernel_source_paths(kernel, root)
+    if len(paths) > 1:
+        paths = [path for path in paths if path.name == "versions.py"]
+    return paths[0] if len(paths) == 1 else None
+
+
 def current_sources(kernel: str, root: Path = ROOT) -> dict[str, str]:
     """Path -> sha256 of a kernel's source files as they are now."""
     return {

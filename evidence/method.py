@@ -16,6 +16,7 @@ from typing import Any
 
 from evidence import ResultFileError
 from evidence.text import first_string_problem
+from kernels.descriptor import PROFILES
 
 # The method (docs/reference/benchmarks.md states these through method_value).
 METHOD = {
@@ -48,7 +49,6 @@ PROFILE_ROUNDS: dict[str, dict[str, tuple[int, int]]] = {
     "full": {"cpu": (5, 10), "cuda": (5, 10)},
     "compare": {"cpu": (5, 10), "cuda": (5, 20)},
 }
-PROFILES = tuple(PROFILE_ROUNDS)
 
 LABEL_LAUNCH = "launch-bound"
 LABEL_L2 = "L2-affected"

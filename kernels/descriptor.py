@@ -8,10 +8,20 @@ none of them retypes a configuration.
 The launch configuration is a function of dtype and shape, and the launcher
 calls the same function: ``tests/kernels/test_descriptor.py`` records what
 every launch really used and fails when the two differ.
+
+Declarative: a benchmark shape's keys are the names of the kernel's napkin-math
+parameters, so a descriptor holds the kernel's own functions and calls them
+with the shape spread out as keywords: ``bytes_moved(**shape, itemsize=...)``,
+``flops(**shape)``, ``launch_config(dtype, **shape)``. Each function receives
+the keys it names and no others (``flops`` of attention takes ``causal``, its
+``bytes_moved`` does not; only ``launch_config`` takes ``version``), and a key
+it names but the shape lacks is a TypeError at the call, not a silent default.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +32,22 @@ from typing import Any
 PROFILES = ("tiny", "quick", "full", "compare")
 
 Shape = Mapping[str, Any]
+
+
+@functools.cache
+def _parameters(fn: Callable) -> frozenset[str] | None:
+    """The keyword names ``fn`` accepts; None when it takes ``**kwargs``."""
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params if p.kind is not p.VAR_POSITIONAL)
+
+
+def call_with_shape(fn: Callable, shape: Shape, *args: Any, **extra: Any) -> Any:
+    """``fn(*args, **shape, **extra)``, passing only the shape keys ``fn`` names."""
+    names = _parameters(fn)
+    keys = {k: v for k, v in shape.items() if names is None or k in names}
+    return fn(*args, **keys, **extra)
 
 
 @dataclass(frozen=True)
@@ -52,8 +78,8 @@ class Launch:
 
 @dataclass(frozen=True)
 class ArtifactBuild:
-    """One compilation for sm_90a, at the configuration the launcher would
-    use for ``dtype`` and ``shape``.
+    """One compilation, for each target, at the configuration the launcher
+    would use for ``dtype`` and ``shape``.
 
     ``signature`` gives the Triton type of every runtime parameter
     (``"*bf16"``, ``"i32"``, ``"fp32"``); ``fixed`` gives constexpr values the
@@ -69,6 +95,13 @@ class ArtifactBuild:
     shows: str
     fixed: Mapping[str, Any] = field(default_factory=dict)
     launch: int = 0
+    # The architectures it is compiled for (None: every target the builder
+    # knows); a build the compiler cannot do for a target says why in a
+    # comment beside it.
+    targets: tuple[str, ...] | None = None
+
+    def built_for(self, target: str) -> bool:
+        return self.targets is None or target in self.targets
 
 
 #: Bandwidth probes the runner measures in every run (see Descriptor.stream).
@@ -99,10 +132,10 @@ class Goal:
 class Descriptor:
     """Everything the tools need to know about one kernel.
 
-    Callables take the benchmark shape (a dict such as ``{"rows": 3,
-    "cols": 1031}``) and, where it matters, the dtype; ``error_bound`` gets
-    float64 copies of the inputs and the float64 truth and returns the
-    elementwise bound ``|out - truth| <= bound``."""
+    The benchmark shape is a dict such as ``{"rows": 3, "cols": 1031}``
+    whose keys the kernel's functions name; ``error_bound`` gets float64
+    copies of the inputs, the float64 truth, the dtype and the shape, and
+    returns the elementwise bound ``|out - truth| <= bound``."""
 
     name: str  # the module's name under kernels/
     title: str  # "residual add + ReLU", as tables print it
@@ -110,15 +143,18 @@ class Descriptor:
     reference: Callable
     metric: str  # "bandwidth" or "flops": what the fraction F uses
     shapes: Mapping[str, tuple[Shape, ...]]  # profile -> shapes
-    make_inputs: Callable  # (shape, dtype, device, seed) -> tuple of tensors
-    bytes_moved: Callable  # (shape, itemsize) -> int
-    flops: Callable  # (shape) -> int
-    launch_config: Callable  # (dtype, shape) -> list[Launch], in launch order
+    # The kernel's own functions, called with the shape's keys (see above).
+    operands: Callable  # (**shape) -> the shape of every input tensor
+    count_bytes: Callable  # bytes_moved(**shape, itemsize=...) -> int
+    count_flops: Callable  # flops(**shape) -> int
+    configure: Callable  # launch_config(dtype, **shape) -> [Launch], in order
     error_bound: Callable  # (inputs64, truth64, dtype, shape) -> tensor
-    shape_text: Callable  # shape -> "32768×4096"
+    # "{rows}×{cols}" (str.format of the shape), or a function of the shape.
+    shape_format: str | Callable
     dtype_cuda: str = "bfloat16"
     dtype_cpu: str = "float32"
-    call_kwargs: Callable = field(default=lambda shape: {})
+    # Shape keys the launcher and the reference also take as keywords.
+    call_keys: tuple[str, ...] = ()
     baselines: Mapping[str, Callable] = field(default_factory=dict)  # library ops
     eager_is: str = ""  # what the eager reference runs, for the record
     r_baselines: tuple[str, ...] = ("eager", "compile")
@@ -140,6 +176,37 @@ class Descriptor:
     def __post_init__(self):
         if self.stream not in STREAMS:
             raise ValueError(f"{self.name}: stream must be one of {STREAMS}")
+
+    def bytes_moved(self, shape: Shape, itemsize: int) -> int:
+        """The least traffic of one call at this shape (napkin math)."""
+        return call_with_shape(self.count_bytes, shape, itemsize=itemsize)
+
+    def flops(self, shape: Shape) -> int:
+        """The arithmetic of one call at this shape."""
+        return call_with_shape(self.count_flops, shape)
+
+    def launch_config(self, dtype, shape: Shape) -> list:
+        """The launches the launcher makes for contiguous inputs of this
+        dtype and shape (a shape's ``version`` picks an older version)."""
+        return call_with_shape(self.configure, shape, dtype)
+
+    def make_inputs(self, shape: Shape, dtype, device, seed: int) -> tuple:
+        """Random inputs with no zeros, one tensor per operand."""
+        from kernels.inputs import nonzero_inputs  # torch: only when called
+
+        return nonzero_inputs(
+            call_with_shape(self.operands, shape), dtype, device, seed
+        )
+
+    def shape_text(self, shape: Shape) -> str:
+        """How tables print the shape: "32768×4096"."""
+        if callable(self.shape_format):
+            return self.shape_format(shape)
+        return self.shape_format.format(**shape)
+
+    def call_kwargs(self, shape: Shape) -> dict[str, Any]:
+        """The keywords besides the tensors that the launcher takes."""
+        return {key: shape[key] for key in self.call_keys}
 
     def aligned(self, shape: Shape, itemsize: int) -> bool:
         """Whether every extent of the shape spans a multiple of 16 bytes.
@@ -186,10 +253,26 @@ class Descriptor:
                     "regime": goal.regime,
                     "must": [_target_data(t) for t in goal.must],
                     "stretch": [_target_data(t) for t in goal.stretch],
+                    "applies_to": self.goal_functions(goal),
                 }
                 for goal in self.goals
             ],
         }
+
+    def goal_functions(self, goal: Goal) -> list[str]:
+        """The kernel functions a measurement against ``goal`` times: what
+        the launcher runs at the goal's shapes (its targets', else the quick
+        profile's) in the CUDA dtype. A new version that the launcher does
+        not pick yet is not among them."""
+        import torch
+
+        shapes = [t.shape for t in (*goal.must, *goal.stretch) if t.shape is not None]
+        shapes = shapes or list(self.shapes.get("quick", ()))
+        dtype = getattr(torch, self.dtype_cuda)
+        names = {
+            launch.kernel for s in shapes for launch in self.launch_config(dtype, s)
+        }
+        return sorted(names)
 
 
 def _target_data(target: Target) -> dict[str, Any]:
@@ -202,17 +285,22 @@ def _target_data(target: Target) -> dict[str, Any]:
 
 
 def discover() -> dict[str, Descriptor]:
-    """Every kernel module's DESCRIPTOR, by name, in file-name order. A new
-    kernel is found by its file alone: nothing else lists it."""
+    """Every kernel's DESCRIPTOR, by name, in name order. A kernel is a
+    module ``kernels/<op>.py`` or a package ``kernels/<op>/`` whose
+    ``describe.py`` declares it; it is found by its files alone: nothing
+    else lists it."""
     import importlib
     from pathlib import Path
 
+    here = Path(__file__).parent
+    candidates = {path.stem: path for path in here.glob("*.py")}
+    candidates.update({path.parent.name: path for path in here.glob("*/describe.py")})
     found = {}
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        # Only modules that declare a descriptor; helpers (this file,
+    for name, path in sorted(candidates.items()):
+        # Only files that declare a descriptor; helpers (this file,
         # inputs.py, launches.py) are skipped without being imported.
         if "\nDESCRIPTOR = " not in path.read_text(encoding="utf-8"):
             continue
-        module = importlib.import_module(f"kernels.{path.stem}")
-        found[path.stem] = module.DESCRIPTOR
+        module = importlib.import_module(f"kernels.{name}")
+        found[name] = module.DESCRIPTOR
     return found

@@ -34,7 +34,6 @@ import triton.language as tl
 
 from kernels import bounds
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 1024
@@ -45,11 +44,13 @@ LATEST = 2
 
 
 def launch_config(
-    dtype: torch.dtype, numel: int, *, version: int = LATEST
+    dtype: torch.dtype, rows: int, cols: int = 1, *, version: int = LATEST
 ) -> list[Launch]:
     """Version 1: one launch, the same tile for every dtype and size.
     Version 2: the unmasked main launch when there is a whole block, then
-    the masked v1 tail when a partial block is left; the same tile."""
+    the masked v1 tail when a partial block is left; the same tile. The
+    kernels see flat memory: only ``rows * cols`` matters."""
+    numel = rows * cols
     tile = {"BLOCK_SIZE": BLOCK_SIZE}
     v1 = Launch("residual_add_relu_v1_kernel", tile, num_warps=NUM_WARPS)
     if version == 1:
@@ -181,18 +182,19 @@ def residual_add_relu_v1(x: torch.Tensor, residual: torch.Tensor) -> torch.Tenso
     # --8<-- [end:launcher-v1]
 
 
-def bytes_moved(numel: int, itemsize: int) -> int:
+def bytes_moved(rows: int, cols: int, itemsize: int) -> int:
     """Read x and residual once, write the output once."""
-    return 3 * numel * itemsize
+    return 3 * rows * cols * itemsize
 
 
-def flops(numel: int) -> int:
+def flops(rows: int, cols: int) -> int:
     """One add per element; the ReLU is a select, not an arithmetic op."""
-    return numel
+    return rows * cols
 
 
-def _rows_cols(shape) -> tuple[int, int]:
-    return (shape["rows"], shape["cols"])
+def operands(rows: int, cols: int) -> list[tuple[int, int]]:
+    """x and residual, both (rows, cols)."""
+    return [(rows, cols)] * 2
 
 
 def _signature(dtype: str) -> dict[str, str]:
@@ -238,19 +240,13 @@ DESCRIPTOR = Descriptor(
         "compare": (_rc(1024, 1024), _rc(8192, 4096), _rc(32768, 4096)),
     },
     cpu_shapes={"compare": (_rc(3, 1031), _rc(257, 1031), _rc(1024, 1024))},
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [_rows_cols(shape)] * 2, dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(
-        shape["rows"] * shape["cols"], itemsize
-    ),
-    flops=lambda shape: flops(shape["rows"] * shape["cols"]),
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
     # A shape may name an older version ("version": 1): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["rows"] * shape["cols"], version=shape.get("version", LATEST)
-    ),
+    configure=launch_config,
     error_bound=bounds.elementwise,
-    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    shape_format="{rows}×{cols}",
     eager_is="torch.relu(x + residual): two kernels",
     # relu(x + r) moves 3N elements; eager's two kernels about 5N.
     max_speedup={"eager": 5 / 3, "compile": 1.0},

@@ -32,6 +32,20 @@ Versions
     by hand, the walk past totals), never forward progress or memory
     ordering; those need a GPU.
 
+    Version 3, ``cumsum_v3`` (not yet the launcher's choice: no device has
+    timed it), is version 2 with CUB's windowed look-back: each trip of the
+    look-back loop reads the state words of the ``LOOKBACK_WINDOW`` blocks
+    before it at once, with plain volatile loads, one word per lane of a
+    warp, and reduces them within the warp: the nearest inclusive prefix in
+    the window ends the walk, and the totals after it are added. Version 2
+    reads one predecessor per trip through a scalar atomic, which Triton
+    broadcasts to the block through shared memory, with barriers, on every
+    trip; version 3's loop has no atomic and no barrier, and walks up to 32
+    blocks per trip. Each warp walks with its own loads, so warps may see a
+    window at different moments; one warp's carry is then made the block's
+    by a single exchange after the loop (written by one thread, read back by
+    one scalar atomic: one broadcast, not one per trip).
+
     ``cumsum_missing_carry`` is deliberately broken: pass 3 without the carry,
     so every block restarts from zero. It is right only for inputs that fit in
     one block; it is kept for teaching, and its test asserts that it is wrong.
@@ -62,7 +76,6 @@ import triton.language as tl
 
 from kernels.bounds import EPS32, eps
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_SIZE = 1024
@@ -70,6 +83,8 @@ NUM_WARPS = 4
 #: Version 2's tile: 16 float32 values per thread, four 128-bit loads.
 SINGLE_PASS_BLOCK = 4096
 SINGLE_PASS_WARPS = 8
+#: Version 3: predecessors read per look-back trip, one per lane of a warp.
+LOOKBACK_WINDOW = 32
 LATEST = 2
 
 
@@ -84,15 +99,17 @@ def launch_config(
     ``cumsum_v1`` (version 1, three passes), in first-launch order."""
     if version == 1:
         return launch_config_v1(dtype, numel, block_size=block_size or BLOCK_SIZE)
-    if version != 2:
-        raise ValueError(f"version must be 1 or 2, got {version}")
+    if version not in (2, 3):
+        raise ValueError(f"version must be 1, 2 or 3, got {version}")
     block_size = block_size or SINGLE_PASS_BLOCK
     main, tail = numel // block_size, numel % block_size
+    kernel = f"scan_v{version}_kernel"
+    window = {"WINDOW": LOOKBACK_WINDOW} if version == 3 else {}
     launches = []
     for masked, present in ((False, main), (True, tail)):
         if present:
-            tile = {"BLOCK_SIZE": block_size, "MASKED": masked}
-            launches.append(Launch("scan_v2_kernel", tile, num_warps=SINGLE_PASS_WARPS))
+            tile = {"BLOCK_SIZE": block_size, "MASKED": masked, **window}
+            launches.append(Launch(kernel, tile, num_warps=SINGLE_PASS_WARPS))
     return launches
 
 
@@ -308,6 +325,100 @@ def cumsum(x: torch.Tensor, *, block_size: int = SINGLE_PASS_BLOCK) -> torch.Ten
     # --8<-- [end:single-pass]
 
 
+# --8<-- [start:windowed-look-back]
+@triton.jit
+def scan_v3_kernel(
+    x_ptr,
+    out_ptr,
+    state_ptr,
+    carry_ptr,
+    ticket_ptr,
+    n_elements,
+    BLOCK_SIZE: tl.constexpr,
+    MASKED: tl.constexpr,
+    WINDOW: tl.constexpr,
+):
+    # Version 2's ticket, block scan and first publication.
+    block = tl.atomic_add(ticket_ptr, 1)
+    offs = block.to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    if MASKED:
+        mask = offs < n_elements
+        values = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    else:
+        values = tl.load(x_ptr + offs).to(tl.float32)
+    running = tl.cumsum(values, axis=0)
+    aggregate = tl.sum(values, axis=0)
+    first = block == 0
+    flag = tl.where(first, FLAG_PREFIX, FLAG_AGGREGATE).to(tl.int64)
+    tl.atomic_xchg(state_ptr + block, _pack(flag, aggregate))
+    # Windowed look-back: lane j of a warp reads the word of block look - j.
+    # A WINDOW-long vector is one element per lane, so its reductions stay
+    # inside a warp (shuffles): no shared memory, no barrier in the loop.
+    lane = tl.arange(0, WINDOW)
+    # Blocks before block 0 read as a published prefix of 0: the walk stops.
+    before_start = tl.full((), FLAG_PREFIX, tl.int64) << 32  # value 0.0
+    exclusive = tl.zeros((), dtype=tl.float32)
+    look = block - 1
+    while look >= 0:
+        index = look - lane
+        words = tl.load(
+            state_ptr + index, mask=index >= 0, other=before_start, volatile=True
+        )
+        seen = (words >> 32).to(tl.int32)
+        value = (words & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+        # The nearest inclusive prefix: its lane, or WINDOW when there is none.
+        nearest = tl.min(tl.where(seen == FLAG_PREFIX, lane, WINDOW), axis=0)
+        # Has every block up to it published? (Older ones are never needed.)
+        needed = tl.where(lane <= nearest, seen, FLAG_PREFIX)
+        ready = tl.min(needed, axis=0) != FLAG_NOT_READY
+        taken = tl.sum(tl.where(lane <= nearest, value, 0.0), axis=0)
+        exclusive += tl.where(ready, taken, 0.0)
+        # Not ready: read the same window again. Ready: done at a prefix,
+        # else the whole window was totals: step back past it.
+        look = tl.where(ready, tl.where(nearest < WINDOW, -1, look - WINDOW), look)
+    # One warp's carry becomes the block's: written by one thread, read back
+    # by one scalar atomic (one broadcast, after the loop).
+    # (As int32 bits: the interpreter has no float exchange.)
+    tl.atomic_xchg(carry_ptr + block, exclusive.to(tl.int32, bitcast=True))
+    carry_bits = tl.atomic_add(carry_ptr + block, 0, sem="acquire")
+    exclusive = carry_bits.to(tl.float32, bitcast=True)
+    tl.atomic_xchg(
+        state_ptr + block,
+        _pack(tl.full((), FLAG_PREFIX, tl.int64), exclusive + aggregate),
+    )
+    out = (running + exclusive).to(out_ptr.dtype.element_ty)  # round once
+    if MASKED:
+        tl.store(out_ptr + offs, out, mask=mask)
+    else:
+        tl.store(out_ptr + offs, out)
+    # --8<-- [end:windowed-look-back]
+
+
+def cumsum_v3(x: torch.Tensor, *, block_size: int = SINGLE_PASS_BLOCK) -> torch.Tensor:
+    """Version 3: version 2 with a look-back that reads ``LOOKBACK_WINDOW``
+    predecessors per trip."""
+    validate(x)
+    values = x.contiguous()
+    out = torch.empty_like(values)
+    n = values.numel()
+    n_blocks = triton.cdiv(n, block_size)
+    if n_blocks == 0:
+        return out
+    state = torch.zeros(n_blocks, dtype=torch.int64, device=x.device)
+    carry = torch.zeros(n_blocks, dtype=torch.int32, device=x.device)  # bits
+    ticket = torch.zeros(1, dtype=torch.int32, device=x.device)
+    main_blocks = n // block_size
+    for launch in launch_config(x.dtype, n, block_size=block_size, version=3):
+        masked = launch.constexprs["MASKED"]
+        grid = (1,) if masked else (main_blocks,)
+        length = n if masked else main_blocks * block_size
+        scan_v3_kernel[grid](
+            values, out, state, carry, ticket, length,
+            **launch.constexprs, **launch.options(),
+        )  # fmt: skip
+    return out
+
+
 def validate(x: object) -> None:
     """Raise TypeError or ValueError naming the argument; launch nothing."""
     if not isinstance(x, torch.Tensor):
@@ -353,6 +464,11 @@ def cumsum_missing_carry(
 def bytes_moved(numel: int, itemsize: int) -> int:
     """Read every element once and write every element once."""
     return 2 * numel * itemsize
+
+
+def operands(numel: int) -> list[tuple[int]]:
+    """One flat input of ``numel`` elements."""
+    return [(numel,)]
 
 
 def flops(numel: int) -> int:
@@ -409,17 +525,13 @@ DESCRIPTOR = Descriptor(
             {"numel": (1 << 28) + 7},
         ),
     },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["numel"],)], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(shape["numel"], itemsize),
-    flops=lambda shape: flops(shape["numel"]),
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
     # A shape may name an older version ("version": 1): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["numel"], version=shape.get("version", LATEST)
-    ),
+    configure=launch_config,
     error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['numel']}",
+    shape_format="{numel}",
     eager_is="torch.cumsum (the library op)",
     # A float32 scan: bfloat16 prefix sums of 2**28 values keep no digits.
     dtype_cuda="float32",
@@ -487,6 +599,18 @@ DESCRIPTOR = Descriptor(
             signature=_single_pass("bf16"),
             aligned=(*_POINTERS, "n_elements"),
             shows="version 2, bf16 input: 128-bit loads of 8 elements",
+            launch=0,
+        ),
+        ArtifactBuild(
+            build="windowed-look-back-fp32",
+            dtype="float32",
+            shape={**_WHOLE_BLOCKS, "version": 3},
+            signature={**_single_pass("fp32"), "carry_ptr": "*i32"},
+            aligned=(*_POINTERS, "carry_ptr", "n_elements"),
+            shows="version 3's main launch: the look-back loop reads 32 "
+            "predecessors per trip with plain volatile 64-bit loads and "
+            "reduces them with warp shuffles; no barrier and no atomic inside "
+            "the loop, one broadcast of the carry after it",
             launch=0,
         ),
     ),

@@ -56,7 +56,7 @@ import triton.language as tl
 
 from kernels.bounds import EPS32, eps
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
+from kernels.devices import H200
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 FUSED_MAX_BLOCK = 16384  # widest row v1 keeps in registers at once
@@ -69,7 +69,7 @@ NUM_STAGES = 1
 #: programs' registers fit at once and no second wave forms.
 PERSISTENT_WARPS_PER_SM = 32
 #: SMs assumed off a GPU (an H200 has 132); a GPU reports its own.
-DEFAULT_SMS = 132
+DEFAULT_SMS = H200.sm_count
 
 
 def fused_num_warps(block: int) -> int:
@@ -94,8 +94,13 @@ def launch_config(
         return []
     if version is None:
         version = "v3" if cols <= FUSED_MAX_BLOCK else "v4"
-    if version not in ("v1", "v2", "v3", "v4"):
-        raise ValueError(f"version must be v1, v2, v3 or v4, got {version!r}")
+    if version not in ("v1", "v2", "v3", "v4", "backward"):
+        raise ValueError(f"version must be v1, v2, v3, v4 or backward, got {version!r}")
+    if version == "backward":  # the gradient: a whole row in one block, as v1
+        width = max(16, triton.next_power_of_2(cols))
+        tile = {"BLOCK": width}
+        options = {"num_warps": fused_num_warps(width), "num_stages": NUM_STAGES}
+        return [Launch("softmax_backward_kernel", tile, **options)]
     if version in ("v1", "v3"):
         width = max(16, triton.next_power_of_2(cols))  # the whole row
         warps = fused_num_warps(width)
@@ -293,6 +298,52 @@ _KERNELS = {
 }
 
 
+# --8<-- [start:backward]
+@triton.jit
+def softmax_backward_kernel(
+    y_ptr, dy_ptr, dx_ptr, cols, row_stride, BLOCK: tl.constexpr
+):
+    # The gradient of y = softmax(x) from the saved output y, no x needed:
+    # dx = y * (dy - sum(dy * y)). One row per program, in float32.
+    row = tl.program_id(axis=0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < cols
+    base = row * row_stride
+    y = tl.load(y_ptr + base + offs, mask=mask, other=0.0).to(tl.float32)
+    dy = tl.load(dy_ptr + base + offs, mask=mask, other=0.0).to(tl.float32)
+    dot = tl.sum(dy * y, axis=0)  # lanes past the row add 0 * 0
+    dx = y * (dy - dot)
+    tl.store(dx_ptr + base + offs, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+    # --8<-- [end:backward]
+
+
+def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    """The gradient of ``softmax(x)`` along the last dimension, from its
+    output ``y`` and the incoming gradient ``dy``: it reads y and dy once and
+    writes dx once (3 * numel * itemsize bytes), recomputing nothing, since
+    the output holds everything the gradient needs. Rows up to
+    FUSED_MAX_BLOCK columns; the result has y's dtype and shape."""
+    validate(y)
+    if not isinstance(dy, torch.Tensor) or dy.shape != y.shape or dy.dtype != y.dtype:
+        raise ValueError("dy must be a tensor with y's shape and dtype")
+    if dy.device != y.device:
+        raise ValueError(f"dy is on {dy.device} but y is on {y.device}")
+    if y.shape[-1] > FUSED_MAX_BLOCK:
+        raise ValueError(
+            f"y has rows of {y.shape[-1]} columns; softmax_backward takes at "
+            f"most {FUSED_MAX_BLOCK}"
+        )
+    rows, cols = _rows_cols(y)
+    y2 = y.reshape(rows, cols).contiguous()
+    dy2 = dy.reshape(rows, cols).contiguous()
+    dx = torch.empty_like(y2)
+    for launch in launch_config(y.dtype, rows, cols, version="backward"):
+        softmax_backward_kernel[(rows,)](
+            y2, dy2, dx, cols, cols, **launch.constexprs, **launch.options()
+        )
+    return dx.reshape(y.shape)
+
+
 def _rows_cols(x: torch.Tensor) -> tuple[int, int]:
     return math.prod(x.shape[:-1]), x.shape[-1]
 
@@ -351,6 +402,11 @@ def bytes_moved(rows: int, cols: int, itemsize: int) -> int:
     return 2 * rows * cols * itemsize
 
 
+def operands(rows: int, cols: int) -> list[tuple[int, int]]:
+    """One (rows, cols) input."""
+    return [(rows, cols)]
+
+
 def flops(rows: int, cols: int) -> int:
     """Compare, subtract, exp, add, multiply: 5 operations per element."""
     return 5 * rows * cols
@@ -404,19 +460,13 @@ DESCRIPTOR = Descriptor(
             _rc(2048, 65536),
         ),
     },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["rows"], shape["cols"])], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(
-        shape["rows"], shape["cols"], itemsize
-    ),
-    flops=lambda shape: flops(shape["rows"], shape["cols"]),
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
     # A shape may name a version ("version": "v1"): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype, shape["rows"], shape["cols"], version=shape.get("version")
-    ),
+    configure=launch_config,
     error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    shape_format="{rows}×{cols}",
     eager_is="torch.softmax (the library op)",
     goals=(
         Goal(
@@ -482,6 +532,21 @@ DESCRIPTOR = Descriptor(
             signature=_signature("bf16"),
             aligned=_ALIGNED,
             shows="online with one exponential per element in the first pass",
+        ),
+        ArtifactBuild(
+            build="backward-bf16-4096",
+            dtype="bfloat16",
+            shape={**_rc(32768, 4096), "version": "backward"},
+            signature={
+                "y_ptr": "*bf16",
+                "dy_ptr": "*bf16",
+                "dx_ptr": "*bf16",
+                "cols": "i32",
+                "row_stride": "i32",
+            },
+            aligned=("y_ptr", "dy_ptr", "dx_ptr", "cols", "row_stride"),
+            shows="the backward pass: two 128-bit loads per element pair (y "
+            "and dy), one reduction, one 128-bit store; no exponential",
         ),
     ),
     grid_probe={"rows": 3_000_000, "cols": 3},  # one program per row

@@ -30,7 +30,6 @@ import triton.language as tl
 
 from kernels import bounds
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 BLOCK_M = 64
@@ -41,8 +40,8 @@ NUM_WARPS = 4
 
 def launch_config(
     dtype: torch.dtype,
-    M: int,
-    N: int,
+    rows: int,
+    cols: int,
     *,
     version: str = "v2",
     block_m: int = BLOCK_M,
@@ -50,7 +49,7 @@ def launch_config(
 ) -> list[Launch]:
     """One launch, the same tile for every dtype and size (none when x is
     empty). ``transpose`` is v2; v1 takes ``NAIVE_BLOCK_N`` columns of a row."""
-    if M * N == 0:
+    if rows * cols == 0:
         return []
     if version == "v1":
         tile = {"BLOCK_N": block_n or NAIVE_BLOCK_N}
@@ -178,12 +177,17 @@ def transpose(x: torch.Tensor) -> torch.Tensor:
     return transpose_v2(x)
 
 
-def bytes_moved(M: int, N: int, itemsize: int) -> int:
+def bytes_moved(rows: int, cols: int, itemsize: int) -> int:
     """Read every element once and write it once."""
-    return 2 * M * N * itemsize
+    return 2 * rows * cols * itemsize
 
 
-def flops(M: int, N: int) -> int:
+def operands(rows: int, cols: int) -> list[tuple[int, int]]:
+    """One (rows, cols) input."""
+    return [(rows, cols)]
+
+
+def flops(rows: int, cols: int) -> int:
     """A transpose moves data and computes nothing."""
     return 0
 
@@ -191,12 +195,6 @@ def flops(M: int, N: int) -> int:
 # --------------------------------------------------------------------------
 # What the tools need to know (see kernels/descriptor.py)
 # --------------------------------------------------------------------------
-
-
-def _launches(dtype: torch.dtype, shape) -> list[Launch]:
-    # A shape may name the version: the artifact builder compiles v1 too.
-    version = shape.get("version", "v2")
-    return launch_config(dtype, shape["rows"], shape["cols"], version=version)
 
 
 _SIGNATURE = {
@@ -232,16 +230,13 @@ DESCRIPTOR = Descriptor(
             _rc(16383, 8191),
         ),
     },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["rows"], shape["cols"])], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(
-        shape["rows"], shape["cols"], itemsize
-    ),
-    flops=lambda shape: flops(shape["rows"], shape["cols"]),
-    launch_config=_launches,
+    operands=operands,
+    count_bytes=bytes_moved,
+    count_flops=flops,
+    # A shape may name the version: the artifact builder compiles v1 too.
+    configure=launch_config,
     error_bound=bounds.exact,
-    shape_text=lambda shape: f"{shape['rows']}×{shape['cols']}",
+    shape_format="{rows}×{cols}",
     goals=(
         Goal(
             regime="HBM-bound sizes",

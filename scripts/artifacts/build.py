@@ -1,5 +1,6 @@
-"""Compile every kernel's artifact builds for Hopper (sm_90a) without a GPU,
-and record what came out.
+"""Compile every kernel's artifact builds for Hopper (sm_90a), datacenter
+Blackwell (sm_100a, B200-class) and consumer Blackwell (sm_120a, RTX 50-class)
+without a GPU, and record what came out.
 
 Evidence kind: a compiled artifact shows which instructions and resources the
 code uses (load widths, matrix instructions, registers, spills). It says
@@ -11,7 +12,8 @@ Where the builds come from
 Nothing here lists a kernel or a configuration. Every kernel module's
 ``DESCRIPTOR`` (``kernels.descriptor.discover()``) carries ``artifact_builds``;
 each ``ArtifactBuild`` names a dtype and a shape, and the build compiles the
-launch that ``DESCRIPTOR.launch_config(dtype, shape)[build.launch]`` gives:
+launch that ``DESCRIPTOR.launch_config(dtype, shape)[build.launch]`` gives
+(the kernel's ``launch_config(dtype, **shape)``):
 its function, constexprs, ``num_warps`` and ``num_stages``. The build itself
 adds only what a launch decides from the tensors rather than from the config:
 
@@ -24,8 +26,8 @@ adds only what a launch decides from the tensors rather than from the config:
   integer argument that is a multiple of 16, that way; naming them mirrors
   "aligned tensors" (the usual case) or a misaligned launch.
 
-Every build of kernel ``K`` lands in one committed file,
-``results/artifacts/K.sm_90a.json`` (kind ``"artifact"``, schema
+Every build of kernel ``K`` for target ``T`` lands in one committed file,
+``results/artifacts/K.T.json`` (kind ``"artifact"``, schema
 ``evidence/schemas/artifact.schema.json``), validated when written and
 when read. Per build it holds the inputs (dtype, shape, the launch config as
 ``Launch.record()`` gives it, fixed, signature, constexprs, aligned, warps,
@@ -34,10 +36,20 @@ Triton asks for at launch), ``static_shared_bytes`` (cuobjdump's figure),
 ``local_bytes``, ``stack_bytes``, ``spill_store_bytes``,
 ``spill_load_bytes`` (``ptxas -v`` on the same PTX), ``cubin_sha256``,
 ``ptx_opcodes`` and ``sass_opcodes`` (every instruction counted by its full
-opcode, e.g. ``"LDG.E.128": 4``), and ``ptx_excerpt``/``sass_excerpt`` (the
-memory, matrix and synchronization instructions, in program order, cut at
-``EXCERPT_LINES``). ``source_sha256`` is the hash of the kernel module: when
-it no longer matches the file, the artifact is stale and must be rebuilt.
+opcode, e.g. ``"LDG.E.128": 4``), ``sass_loops`` (each backward branch's
+span and the opcodes inside it: what a loop pays per trip), and
+``ptx_excerpt``/``sass_excerpt`` (the memory, matrix and synchronization
+instructions, in program order, cut at ``EXCERPT_LINES``). ``source_sha256``
+is the hash of the kernel's source (``source_path``): when it no longer
+matches the file, the artifact is stale and must be rebuilt.
+
+Targets: Triton names an architecture from its compute capability with the
+``a`` suffix from 9.0 up (``sm_arch_from_capability``: 90 -> ``sm_90a``, 100 ->
+``sm_100a``, 120 -> ``sm_120a``), so a "sm_120" build is ``sm_120a`` in the
+PTX and the cubin; for 10.0 and up it runs ``ptxas-blackwell``, and so does
+the spill check here. The second Triton's folder holds sm_90a only.
+Each target's limits (SM count, shared memory, registers, tensor memory)
+are in ``kernels/devices.py``.
 
 Line info is switched off while compiling (``TRITON_DISABLE_LINE_INFO=1``) so
 the cubin does not embed this checkout's path; the instructions are the same.
@@ -58,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 import evidence as results
+from kernels import devices
 from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
 
 ROOT = results.ROOT
@@ -68,7 +81,10 @@ ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"
 SECOND_TRITON = "3.6"
 SECOND_DIR = ARTIFACT_DIR / f"triton-{SECOND_TRITON}"
 KIND = "artifact"
-TARGET_ARCH = "sm_90a"
+#: Architecture -> compute capability, in the order the files are built
+#: (each target's limits: kernels/devices.py).
+TARGETS = {arch: t.compute_capability for arch, t in devices.TARGETS.items()}
+TARGET_ARCH = "sm_90a"  # the one target of the second Triton's folder
 SCHEMA = 2
 EXCERPT_LINES = 48
 PROG = "python -m scripts.artifacts"
@@ -156,8 +172,14 @@ def plan(descriptor: Descriptor, build: ArtifactBuild) -> Plan:
     )
 
 
-def plans(descriptor: Descriptor) -> list[Plan]:
-    return [plan(descriptor, build) for build in descriptor.artifact_builds]
+def plans(descriptor: Descriptor, target: str | None = None) -> list[Plan]:
+    """The descriptor's builds, planned; with ``target``, only those built
+    for it."""
+    return [
+        plan(descriptor, build)
+        for build in descriptor.artifact_builds
+        if target is None or build.built_for(target)
+    ]
 
 
 def built_kernels(descriptors: Mapping[str, Descriptor] | None = None) -> list[str]:
@@ -170,99 +192,139 @@ def built_kernels(descriptors: Mapping[str, Descriptor] | None = None) -> list[s
 
 
 def source_path(kernel: str) -> Path:
-    """The one file whose hash identifies the kernel's artifact."""
-    paths = results.kernel_source_paths(kernel)
-    if len(paths) != 1:
-        raise BuildError(f"{kernel}: expected one kernel source file, found {paths}")
-    return paths[0]
+    """The one file whose hash identifies the kernel's artifact: the module
+    ``kernels/<kernel>.py``, or the ``versions.py`` of a ``kernels/<kernel>/``
+    package (its kernels; ``describe.py`` holds the builds, whose inputs
+    the staleness check compares field by field)."""
+    path = results.kernel_artifact_source(kernel)
+    if path is None:
+        raise BuildError(
+            f"{kernel}: expected kernels/{kernel}.py or kernels/{kernel}/versions.py"
+        )
+    return path
 
 
-def artifact_path(kernel: str, out_dir: Path = ARTIFACT_DIR) -> Path:
-    return Path(out_dir) / f"{kernel}.{TARGET_ARCH}.json"
+def targets_for(out_dir: Path) -> tuple[str, ...]:
+    """The targets a folder holds: every one, or sm_90a in a second
+    Triton's folder (``triton-3.6``)."""
+    return (TARGET_ARCH,) if _folder_version(out_dir) else tuple(TARGETS)
 
 
-def load_artifact(kernel: str, out_dir: Path = ARTIFACT_DIR) -> dict:
+def artifact_path(
+    kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
+) -> Path:
+    return Path(out_dir) / f"{kernel}.{target}.json"
+
+
+def load_artifact(
+    kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
+) -> dict:
     """A kernel's artifact file, validated against the schema."""
-    return results.read(KIND, artifact_path(kernel, out_dir)).data
+    return results.read(KIND, artifact_path(kernel, out_dir, target)).data
 
 
-def load_build(kernel: str, build: str, out_dir: Path = ARTIFACT_DIR) -> dict:
+def load_build(
+    kernel: str, build: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
+) -> dict:
     """One build's record from a kernel's committed artifact file."""
-    for record in load_artifact(kernel, out_dir)["builds"]:
+    for record in load_artifact(kernel, out_dir, target)["builds"]:
         if record["build"] == build:
             return record
-    raise KeyError(f"{kernel} artifact has no build {build!r}")
+    raise KeyError(f"{kernel} {target} artifact has no build {build!r}")
 
 
 def stale_artifacts(
     out_dir: Path = ARTIFACT_DIR,
     descriptors: Mapping[str, Descriptor] | None = None,
+    targets: Sequence[str] | None = None,
 ) -> list[str]:
-    """One message per kernel whose artifact is missing, malformed, built
-    from a different source file, or built from other builds or configs than
-    its descriptor gives today."""
+    """One message per kernel and target whose artifact is missing,
+    malformed, built for another target, from a different source file, or
+    from other builds or configs than its descriptor gives today."""
     descriptors = discover() if descriptors is None else descriptors
+    targets = targets_for(out_dir) if targets is None else targets
     problems = []
     for kernel in built_kernels(descriptors):
-        rebuild = f"rebuild with `{PROG} {kernel}`"
-        path = artifact_path(kernel, out_dir)
-        if not path.exists():
-            problems.append(f"{kernel}: no artifact at {path}; {rebuild}")
-            continue
-        try:
-            artifact = load_artifact(kernel, out_dir)
-        except results.ResultFileError as exc:
-            problems.append(f"{kernel}: {exc}; {rebuild}")
-            continue
-        source = source_path(kernel)
-        if artifact["source_sha256"] != results.sha256_file(source):
+        for target in targets:
+            problems += _stale(kernel, target, out_dir, descriptors)
+    return problems
+
+
+def _stale(
+    kernel: str, target: str, out_dir: Path, descriptors: Mapping[str, Descriptor]
+) -> list[str]:
+    """The problems of one kernel's artifact for one target."""
+    problems = []
+    rebuild = f"rebuild with `{PROG} {kernel} --target {target}`"
+    path = artifact_path(kernel, out_dir, target)
+    if not path.exists():
+        problems.append(f"{kernel}: no artifact at {path}; {rebuild}")
+        return problems
+    try:
+        artifact = load_artifact(kernel, out_dir, target)
+    except results.ResultFileError as exc:
+        problems.append(f"{kernel}: {exc}; {rebuild}")
+        return problems
+    if artifact["target"] != target:
+        problems.append(f"{kernel}: {path.name} holds {artifact['target']}; {rebuild}")
+        return problems
+    source = source_path(kernel)
+    if artifact["source_sha256"] != results.sha256_file(source):
+        problems.append(
+            f"{kernel}: {results.display_path(source)} changed since its "
+            f"{target} artifact was built; {rebuild}"
+        )
+    wanted = [plan.inputs() for plan in plans(descriptors[kernel], target)]
+    names = [inputs["build"] for inputs in wanted]
+    built = [record["build"] for record in artifact["builds"]]
+    if names != built:
+        problems.append(
+            f"{kernel}: {target} artifact has builds {built}, descriptor "
+            f"{names}; {rebuild}"
+        )
+        return problems
+    for inputs, record in zip(wanted, artifact["builds"], strict=True):
+        differ = [key for key, value in inputs.items() if record[key] != value]
+        if differ:
             problems.append(
-                f"{kernel}: {results.display_path(source)} changed since its "
-                f"artifact was built; {rebuild}"
+                f"{kernel}/{inputs['build']}: {', '.join(differ)} differ from "
+                f"what the descriptor gives today ({target}); {rebuild}"
             )
-        wanted = [plan.inputs() for plan in plans(descriptors[kernel])]
-        names = [inputs["build"] for inputs in wanted]
-        built = [record["build"] for record in artifact["builds"]]
-        if names != built:
-            problems.append(
-                f"{kernel}: artifact has builds {built}, descriptor {names}; {rebuild}"
-            )
-            continue
-        for inputs, record in zip(wanted, artifact["builds"], strict=True):
-            differ = [key for key, value in inputs.items() if record[key] != value]
-            if differ:
-                problems.append(
-                    f"{kernel}/{inputs['build']}: {', '.join(differ)} differ from "
-                    f"what the descriptor gives today; {rebuild}"
-                )
     return problems
 
 
 # ---------------------------------------------------------------- building
 
 
-def _tool(name: str) -> str:
+def _tool(name: str, target: str = TARGET_ARCH) -> str:
+    """A CUDA tool shipped with Triton; for 10.0 and up Triton's own ptxas
+    choice, ``ptxas-blackwell``, where this Triton has one."""
     import triton
 
-    return str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name)
+    folder = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
+    if name == "ptxas" and TARGETS.get(target, 0) >= 100:
+        if (folder / "ptxas-blackwell").is_file():
+            return str(folder / "ptxas-blackwell")
+    return str(folder / name)
 
 
-def _version(tool: str) -> str:
+def _version(tool: str, target: str = TARGET_ARCH) -> str:
     text = subprocess.run(
-        [_tool(tool), "--version"], capture_output=True, text=True, check=True
+        [_tool(tool, target), "--version"], capture_output=True, text=True, check=True
     ).stdout
     return text.strip().splitlines()[-2].strip()  # "Cuda compilation tools, ..."
 
 
-_SASS_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<text>[^;]*?)\s*;")
+_SASS_LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-f]{4,})\*/\s+(?P<text>[^;]*?)\s*;")
+_BRANCH = re.compile(r"\bBRA\b.*\b0x(?P<target>[0-9a-f]+)\s*$")
 _PREDICATE = re.compile(r"^@!?U?P[T0-9]+\s+")
 _INTERESTING_SASS = re.compile(
-    r"^(LDG|STG|LDS|STS|LDSM|LDGSTS|LDL|STL|ATOM|RED|HGMMA|HMMA|WGMMA|"
-    r"UTMALDG|UTMASTG|BAR|SYNCS|SHFL|WARPGROUP)"
+    r"^(LDG|STG|LDS|STS|LDSM|LDGSTS|LDL|STL|ATOM|RED|HGMMA|HMMA|WGMMA|QGMMA|"
+    r"UTMALDG|UTMASTG|UTC|LDTM|STTM|BAR|SYNCS|SHFL|WARPGROUP|MUFU)"
 )
 _INTERESTING_PTX = re.compile(
     r"^(ld\.global|st\.global|ld\.shared|st\.shared|ld\.local|st\.local|"
-    r"cp\.async|wgmma|mma|ldmatrix|bar|shfl|atom|red)"
+    r"cp\.async|wgmma|mma|tcgen05|ldmatrix|bar|shfl|atom|red)"
 )
 
 
@@ -270,7 +332,8 @@ def _run(*command: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, check=True)
 
 
-def _sass_instructions(cubin: bytes) -> list[str]:
+def _sass_listing(cubin: bytes) -> list[tuple[int, str]]:
+    """(address, instruction) for every SASS instruction, in order."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(cubin)
@@ -279,8 +342,47 @@ def _sass_instructions(cubin: bytes) -> list[str]:
     for line in listing.splitlines():
         match = _SASS_LINE.match(line)
         if match:
-            lines.append(" ".join(match["text"].split()))
+            lines.append((int(match["address"], 16), " ".join(match["text"].split())))
     return lines
+
+
+def _sass_instructions(cubin: bytes) -> list[str]:
+    return [text for _, text in _sass_listing(cubin)]
+
+
+def sass_loops(listing: list[tuple[int, str]]) -> list[dict]:
+    """Every loop of the SASS: a predicated branch back to an earlier
+    address (the loop's back edge). For each, the instruction indices it
+    spans, its opcodes counted as in ``sass_opcodes`` (what runs on every
+    trip: a barrier inside a spin loop is paid on every trip, one after it
+    once), and its warpgroup waits by their full text
+    (``WARPGROUP.DEPBAR.LE gsb0, 0x1`` lets one wgmma group stay in flight,
+    ``0x0`` waits for all). Unconditional back branches are left out: the
+    compiler places the retry of an mbarrier wait out of line and jumps
+    back from there, which is not a loop of the kernel's."""
+    loops = []
+    for last, (address, text) in enumerate(listing):
+        branch = _BRANCH.search(text)
+        if branch is None or not text.startswith("@"):
+            continue
+        target = int(branch["target"], 16)
+        if target >= address:
+            continue
+        first = next(i for i, (a, _) in enumerate(listing) if a >= target)
+        body = [t for _, t in listing[first : last + 1]]
+        waits: dict[str, int] = {}
+        for t in body:
+            if _PREDICATE.sub("", t).startswith("WARPGROUP.DEPBAR"):
+                waits[_PREDICATE.sub("", t)] = waits.get(_PREDICATE.sub("", t), 0) + 1
+        loops.append(
+            {
+                "first": first,
+                "last": last,
+                "opcodes": _opcode_counts(body),
+                "waits": dict(sorted(waits.items())),
+            }
+        )
+    return loops
 
 
 _PTX_PREFIX = re.compile(r"^(\s*([{}]|\$?[\w.]+:))+")  # braces and labels
@@ -315,7 +417,7 @@ def _excerpt(instructions: list[str], pattern: re.Pattern) -> list[str]:
     return keep
 
 
-def _resource_usage(cubin: bytes, ptx: str) -> dict[str, int]:
+def _resource_usage(cubin: bytes, ptx: str, target: str) -> dict[str, int]:
     with tempfile.TemporaryDirectory() as tmp:
         cubin_path = Path(tmp) / "kernel.cubin"
         cubin_path.write_bytes(cubin)
@@ -324,12 +426,12 @@ def _resource_usage(cubin: bytes, ptx: str) -> dict[str, int]:
         ptx_path.write_text(ptx)
         # The flags Triton passes to ptxas, plus -v for the spill report.
         log = _run(
-            _tool("ptxas"),
+            _tool("ptxas", target),
             "-lineinfo",
             "-suppress-debug-info",
             "-v",
             "--regAllocOptLevel=2",
-            f"--gpu-name={TARGET_ARCH}",
+            f"--gpu-name={target}",
             str(ptx_path),
             "-o",
             str(Path(tmp) / "check.cubin"),
@@ -348,8 +450,8 @@ def _resource_usage(cubin: bytes, ptx: str) -> dict[str, int]:
     }
 
 
-def compile_plan(plan: Plan) -> dict:
-    """Compile one build for sm_90a and describe the result."""
+def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
+    """Compile one build for ``target`` and describe the result."""
     os.environ["TRITON_DISABLE_LINE_INFO"] = "1"  # keep the path out of it
     import triton
     from triton.backends.compiler import GPUTarget
@@ -367,24 +469,28 @@ def compile_plan(plan: Plan) -> dict:
     source = ASTSource(fn, dict(plan.signature), dict(plan.constexprs), attrs)
     # launch.options(): num_warps, and num_stages unless Triton's default.
     compiled = triton.compile(
-        source, target=GPUTarget("cuda", 90, 32), options=plan.launch.options()
+        source,
+        target=GPUTarget("cuda", TARGETS[target], 32),
+        options=plan.launch.options(),
     )
     cubin, ptx = compiled.asm["cubin"], compiled.asm["ptx"]
-    if f".target {TARGET_ARCH}" not in ptx:
-        raise RuntimeError(f"{where}: PTX is not for {TARGET_ARCH}")
-    sass = _sass_instructions(cubin)
+    if f".target {target}" not in ptx:
+        raise RuntimeError(f"{where}: PTX is not for {target}")
+    listing = _sass_listing(cubin)
+    sass = [text for _, text in listing]
     ptx_lines = _ptx_instructions(ptx)
     return {
         **plan.inputs(),
         # What the compiler used: the launch's stages, or Triton's default.
         "num_stages": int(compiled.metadata.num_stages),
         "shared_bytes": int(compiled.metadata.shared),
-        **_resource_usage(cubin, ptx),
+        **_resource_usage(cubin, ptx, target),
         "cubin_sha256": results.sha256_bytes(cubin),
         "ptx_opcodes": _opcode_counts(ptx_lines),
         "sass_opcodes": _opcode_counts(sass),
         "ptx_excerpt": _excerpt(ptx_lines, _INTERESTING_PTX),
         "sass_excerpt": _excerpt(sass, _INTERESTING_SASS),
+        "sass_loops": sass_loops(listing),
     }
 
 
@@ -392,9 +498,10 @@ def build_kernel(
     descriptor: Descriptor,
     out_dir: Path = ARTIFACT_DIR,
     builds: Sequence[str] = (),
+    target: str = TARGET_ARCH,
 ) -> Path:
-    """Compile every build of one kernel (or only the named ones) and write
-    its artifact file."""
+    """Compile every build of one kernel (or only the named ones) for one
+    target and write its artifact file."""
     import triton
 
     kernel = descriptor.name
@@ -404,16 +511,16 @@ def build_kernel(
         "kernel": kernel,
         "source": source.relative_to(ROOT).as_posix(),
         "source_sha256": results.sha256_file(source),
-        "target": TARGET_ARCH,
+        "target": target,
         "triton_version": triton.__version__,
-        "ptxas_version": _version("ptxas"),
+        "ptxas_version": _version("ptxas", target),
         "builds": [
-            compile_plan(plan)
-            for plan in plans(descriptor)
+            compile_plan(plan, target)
+            for plan in plans(descriptor, target)
             if not builds or plan.build.build in builds
         ],
     }
-    return results.write(KIND, artifact_path(kernel, out_dir), artifact)
+    return results.write(KIND, artifact_path(kernel, out_dir, target), artifact)
 
 
 def _folder_version(out: Path) -> str | None:
@@ -426,7 +533,10 @@ def main(argv: list[str] | None = None) -> int:
     """The command line; ``python -m scripts.artifacts`` sets
     TRITON_INTERPRET=0 before calling it."""
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Compile the kernels' artifact builds for sm_90a."
+        prog=PROG,
+        description="Compile the kernels' artifact builds for "
+        + ", ".join(TARGETS)
+        + ".",
     )
     # Every mistake on the command line is one line on stderr, exit status 2.
     parser.error = lambda message: parser.exit(2, f"{PROG}: error: {message}\n")
@@ -436,7 +546,14 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=ARTIFACT_DIR,
         metavar="DIR",
-        help="where to write <kernel>.sm_90a.json (default: results/artifacts)",
+        help="where to write <kernel>.<target>.json (default: results/artifacts)",
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        choices=list(TARGETS),
+        help="compile for this target only (repeatable; default: the folder's)",
     )
     parser.add_argument(
         "--build",
@@ -467,10 +584,18 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    targets = args.target or targets_for(args.out)
+    if wanted is not None and set(targets) - {TARGET_ARCH}:
+        print(
+            f"{PROG}: error: {args.out} holds {TARGET_ARCH} artifacts only",
+            file=sys.stderr,
+        )
+        return 2
     try:
         for kernel in args.kernels or known:
-            path = build_kernel(descriptors[kernel], args.out, args.build)
-            print(f"{kernel}: wrote {results.display_path(path)}")
+            for target in targets:
+                path = build_kernel(descriptors[kernel], args.out, args.build, target)
+                print(f"{kernel}: wrote {results.display_path(path)}")
     except (BuildError, results.ResultFileError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1

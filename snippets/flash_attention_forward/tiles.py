@@ -1,7 +1,7 @@
 """Which key tiles each query tile visits, with and without masks.
 
 Shown on docs/kernels/attention/flash-attention-forward.md. Replays the
-index arithmetic of kernels/attention.py's `attention_kernel` in plain
+index arithmetic of kernels/attention/versions.py's `attention_v1_kernel` in plain
 Python: a query tile of BLOCK_M rows first walks the key steps that need no
 mask (`0 .. free_end`), then the steps that do (`free_end .. stop`). A CPU
 model of the schedule: the test checks that every (query, key) pair the

@@ -171,7 +171,7 @@ def tma_example(part: str = "answer") -> str:
         "; ".join(problems) + f". Pad the rows to {padded:,} elements "
         f"({padded * itemsize:,} bytes) and the descriptor is valid"
         + ("" if not fixed else f" except: {fixed}")
-        + "; kernels/matmul.py sends such shapes to version 1 instead."
+        + "; kernels/matmul/ sends such shapes to version 1 instead."
     )
 
 
@@ -191,8 +191,8 @@ def model_rows(op: str = "matmul") -> list[dict]:
     rows = []
     for b in data["builds"] if data else []:
         shapes = [(o, n) for o, n in b["sass_opcodes"].items() if hgmma_shape(o)]
-        if not shapes:
-            continue
+        if not shapes or b["constexprs"].get("EPILOGUE_SPLIT", 1) != 1:
+            continue  # (version 3 stages half a C tile: not this page's model)
         (opcode, count), c = shapes[0], b["constexprs"]
         _, n, _ = hgmma_shape(opcode)
         size = ITEMSIZE[b["dtype"]]

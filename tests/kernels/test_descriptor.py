@@ -279,12 +279,12 @@ def _toy(**changes) -> Descriptor:
             "quick": ({"numel": 1 << 20},),
             "full": ({"numel": 1 << 20}, {"numel": (1 << 24) + 1}),
         },
-        make_inputs=lambda shape, dtype, device, seed: (),
-        bytes_moved=lambda shape, itemsize: 2 * shape["numel"] * itemsize,
-        flops=lambda shape: 0,
-        launch_config=lambda dtype, shape: [Launch("toy_kernel", {"B": 8}, 4)],
+        operands=lambda numel: [(numel,)],
+        count_bytes=lambda numel, itemsize: 2 * numel * itemsize,
+        count_flops=lambda numel: 0,
+        configure=lambda dtype, numel: [Launch("toy_kernel", {"B": 8}, 4)],
         error_bound=lambda inputs, truth, dtype, shape: truth,
-        shape_text=lambda shape: f"n={shape['numel']}",
+        shape_format="n={numel}",
         cpu_shapes={"quick": ({"numel": 5},)},
         baselines={"copy_": lambda x: x},
         goals=(
@@ -333,6 +333,7 @@ def test_catalog_entry_is_plain_data():
                     "note": "vs eager",
                 }
             ],
+            "applies_to": ["toy_kernel"],  # what the toy's launch_config gives
         }
     ]
     # What the pages read must survive a JSON round trip unchanged.
@@ -353,13 +354,58 @@ def test_launch_record_holds_options_only_when_set():
 
 def test_discover_finds_every_module_that_declares_a_descriptor():
     kernel_dir = Path(kernels.inputs.__file__).parent
+    modules = {path.stem: path for path in kernel_dir.glob("*.py")}
+    packages = {path.parent.name: path for path in kernel_dir.glob("*/describe.py")}
     declaring = sorted(
-        path.stem
-        for path in kernel_dir.glob("*.py")
+        name
+        for name, path in {**modules, **packages}.items()
         if "\nDESCRIPTOR = " in path.read_text(encoding="utf-8")
     )
-    assert NAMES == declaring  # in file-name order
+    assert NAMES == declaring  # in name order
+    assert {"attention", "matmul"} <= set(packages)  # packages are found too
     # Helpers hold no descriptor and are not listed.
     assert not {"descriptor", "inputs", "launches", "bounds", "devices"} & set(NAMES)
     for name, d in DESCRIPTORS.items():
         assert isinstance(d, Descriptor) and d.name == name
+
+
+def test_the_kernel_functions_get_the_shape_keys_they_name():
+    # Declarative: the descriptor spreads the shape over the kernel's own
+    # functions; each takes the keys it names and ignores the others.
+    toy = _toy(count_bytes=lambda numel, itemsize: numel * itemsize)
+    assert toy.bytes_moved({"numel": 5, "version": 1}, 4) == 20
+    assert toy.make_inputs({"numel": 3}, torch.float32, "cpu", 0)[0].shape == (3,)
+    assert toy.shape_text({"numel": 7}) == "n=7"
+    attention = DESCRIPTORS["attention"]
+    shape = {"B": 1, "H": 2, "S": 4, "D": 8, "causal": True}
+    assert attention.flops(shape) == 4 * 2 * 8 * 10  # causal reaches flops
+    assert attention.bytes_moved(shape, 2) == 4 * 2 * 4 * 8 * 2  # and not bytes
+    assert attention.call_kwargs(shape) == {"causal": True}
+
+
+def test_a_shape_that_lacks_a_named_key_is_refused():
+    # Known-broken: a shape without a key the cost model names fails at the
+    # call instead of counting with a silent default.
+    with pytest.raises(TypeError, match="cols"):
+        DESCRIPTORS["softmax"].bytes_moved({"rows": 3}, 2)
+
+
+def test_every_shape_key_is_named_by_some_kernel_function():
+    # A misspelt key ("col") would be ignored by every function: refuse it.
+    for name, d in DESCRIPTORS.items():
+        named = set()
+        for fn in (d.operands, d.count_bytes, d.count_flops, d.configure):
+            named |= set(inspect.signature(fn).parameters)
+        shapes = [s for group in d.shapes.values() for s in group]
+        shapes += [b.shape for b in d.artifact_builds]
+        for shape in shapes:
+            assert set(shape) <= named, f"{name}: {sorted(set(shape) - named)}"
+
+
+def test_a_goal_applies_to_what_the_launcher_runs_at_its_shapes():
+    # New versions beside the launcher's choice are not what a goal measures.
+    matmul = DESCRIPTORS["matmul"]
+    (goal,) = matmul.goals
+    assert matmul.goal_functions(goal) == ["matmul_v2_kernel"]
+    attention = DESCRIPTORS["attention"]
+    assert attention.goal_functions(attention.goals[0]) == ["attention_v3_kernel"]

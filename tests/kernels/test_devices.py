@@ -110,3 +110,29 @@ def test_an_entry_in_the_old_style_imports_but_is_unsourced():
     )
     assert old.source == "some datasheet"
     assert unsourced(old) == figure_names(old) and "sm_count" in unsourced(old)
+
+
+def test_every_target_figure_has_a_source():
+    from kernels.devices import TARGETS
+
+    assert list(TARGETS) == ["sm_90a", "sm_100a", "sm_120a"]
+    for limits in TARGETS.values():
+        assert limits.shared_bytes_per_block <= limits.shared_bytes_per_sm
+        assert limits.sm_count > 0 and limits.registers_per_thread == 255
+    # Tensor memory only on datacenter Blackwell.
+    assert [t.tensor_memory_bytes_per_sm > 0 for t in TARGETS.values()] == [
+        False,
+        True,
+        False,
+    ]
+
+
+def test_a_target_figure_without_a_source_is_refused():
+    # Known-broken: one figure's source missing.
+    import dataclasses
+
+    from kernels.devices import SM120A
+
+    sources = {**SM120A.sources, "shared_bytes_per_block": ""}
+    with pytest.raises(ValueError, match="no source for shared_bytes_per_block"):
+        dataclasses.replace(SM120A, sources=sources)

@@ -34,7 +34,7 @@ SIZES = [1, 255, 256, 257, 4093, 4096, 4097, 9001]
 
 
 # Each version's launcher; "v2" (a persistent first stage) is the default.
-VERSIONS = {"v1": red.reduce_sum_v1, "v2": red.reduce_sum}
+VERSIONS = {"v1": red.reduce_sum_v1, "v2": red.reduce_sum, "v3": red.reduce_sum_v3}
 
 
 def check(
@@ -61,7 +61,8 @@ def check(
 def _boundary_cases():
     # The launcher's version at every size; version 1 (unchanged since it
     # was fully tested) at one size per regime, to keep the suite short.
-    for version, sizes in (("v2", SIZES), ("v1", [1, 257, 4097, 9001])):
+    few = [1, 257, 4097, 9001]
+    for version, sizes in (("v2", SIZES), ("v1", few), ("v3", few)):
         for numel in sizes:
             for dtype, dtype_id in zip(DTYPES, DTYPE_IDS, strict=True):
                 for sign in ("mixed", "positive"):
@@ -100,6 +101,21 @@ def test_launch_config_by_version():
     assert kernels(9001, version=1) == ["v1_kernel"]
     with pytest.raises(ValueError, match="version"):
         red.launch_config(torch.float32, 5, version=0)
+    assert kernels(8192, version=3) == ["v3_kernel", "v1_kernel"]
+    assert kernels(8191, version=3) == ["v1_kernel"]  # no whole pair
+
+
+@pytest.mark.parametrize(
+    ("numel", "block_size", "programs"),
+    [(1021, 16, 3), (1024, 16, 64), (1056, 16, 5), (48, 16, 4)],
+    ids=["n1021-3-programs", "n1024-one-trip", "n1056-one-block-left", "n48"],
+)
+def test_unrolled_loop_pairs_and_rest(numel, block_size, programs, device):
+    # Pairs of blocks per trip; what is left (a block and a part) goes to v1.
+    x = random_tensor((numel,), torch.float32, device, seed=numel + 1, positive=True)
+    steps = math.ceil(numel // (2 * block_size) / programs)
+    fn = lambda t: red.reduce_sum_v3(t, block_size=block_size, programs=programs)
+    check(fn, x, block_size, 2 * steps + 2)
 
 
 @pytest.mark.parametrize(

@@ -218,8 +218,8 @@ def test_launch_config_adds_a_tail_only_for_a_partial_block():
 
 
 def test_napkin_math():
-    assert rar.bytes_moved(1000, 2) == 6000
-    assert rar.flops(1000) == 1000
+    assert rar.bytes_moved(1000, 1, 2) == 6000
+    assert rar.flops(1000, 1) == 1000
 
 
 # Known-broken variants: each must fail the check that exists to catch it.

@@ -44,7 +44,7 @@ DTYPE_IDS = ["float32", "float16", "bfloat16"]
 SIZES = [1, 255, 256, 257, 1021, 1024, 1025, 4099]
 
 # Each version's launcher; "v2" is what scan.cumsum runs.
-VERSIONS = {"v1": scan.cumsum_v1, "v2": scan.cumsum}
+VERSIONS = {"v1": scan.cumsum_v1, "v2": scan.cumsum, "v3": scan.cumsum_v3}
 
 
 def check(fn, x: torch.Tensor) -> torch.Tensor:
@@ -69,7 +69,8 @@ def check(fn, x: torch.Tensor) -> torch.Tensor:
 def _boundary_cases():
     # The launcher's version at every size; version 1 (unchanged since it
     # was fully tested) at one size per regime, to keep the suite short.
-    for version, sizes in (("v2", SIZES), ("v1", [1, 257, 1025, 4099])):
+    few = [1, 257, 1025, 4099]
+    for version, sizes in (("v2", SIZES), ("v1", few), ("v3", few)):
         for numel in sizes:
             for dtype, dtype_id in zip(DTYPES, DTYPE_IDS, strict=True):
                 for sign in ("mixed", "positive"):
@@ -146,6 +147,35 @@ def test_look_back_walks_past_published_totals(device):
     assert_within(out[4 * block :], exact, bound, "block 4 after a walk")
     assert int(ticket) == 5  # it took ticket 4 and scanned block 4
     assert (out[: 4 * block] == 0).all()  # and nothing else
+
+
+@pytest.mark.parametrize(
+    "prefix_at", [0, 20], ids=["prefix-two-windows-back", "prefix-in-window"]
+)
+def test_windowed_look_back_adds_totals_up_to_the_nearest_prefix(prefix_at, device):
+    # Block 40 of 41: blocks after `prefix_at` have published only their own
+    # totals, block `prefix_at` its inclusive prefix. From block 0 the walk
+    # takes two windows of 32 (blocks 39..8, then 7..0); from block 20, one.
+    block, n_blocks, me = 16, 41, 40
+    x = random_tensor((block * n_blocks,), torch.float32, device, seed=10)
+    totals = x.reshape(n_blocks, block).double().sum(1)
+    state = _pack(scan.FLAG_AGGREGATE.value, totals.float())
+    prefix = totals[: prefix_at + 1].sum().float().reshape(1)
+    state[prefix_at] = _pack(scan.FLAG_PREFIX.value, prefix)[0]
+    state[:prefix_at] = 0  # never read: the walk stops at the prefix
+    state[me] = 0
+    carry = torch.zeros(n_blocks, dtype=torch.int32, device=device)
+    ticket = torch.tensor([me], dtype=torch.int32, device=device)
+    out = torch.zeros_like(x)
+    scan.scan_v3_kernel[(1,)](
+        x, out, state.to(device), carry, ticket, x.numel(),
+        BLOCK_SIZE=block, MASKED=False, WINDOW=scan.LOOKBACK_WINDOW,
+    )  # fmt: skip
+    exact = x.double().cumsum(0)[me * block :]
+    spread = x.double().abs().cumsum(0)[me * block :]
+    bound = summation_bound(spread, exact, 12, x.dtype)
+    assert_within(out[me * block :], exact, bound, f"block {me} after a windowed walk")
+    assert (out[: me * block] == 0).all()
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -226,7 +256,10 @@ def test_launch_config_gives_main_and_tail_launches():
         "scan_v1_kernel",
     ]
     with pytest.raises(ValueError, match="version"):
-        scan.launch_config(torch.float32, 10, version=3)
+        scan.launch_config(torch.float32, 10, version=4)
+    v3 = scan.launch_config(torch.float32, 129, block_size=64, version=3)
+    assert [launch.kernel for launch in v3] == ["scan_v3_kernel"] * 2
+    assert v3[0].constexprs["WINDOW"] == scan.LOOKBACK_WINDOW == 32
 
 
 def test_napkin_math():

@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 import kernels.softmax as sm
+from kernels.bounds import eps
 from tests.helpers.kernel_checks import (
     INTERPRETER,
     Tolerance,
@@ -243,6 +244,42 @@ def test_online_block_must_be_a_power_of_two(block, device):
     for online in (sm.softmax_v2, sm.softmax_v4):
         with pytest.raises(ValueError, match=r"^block must be a power of two"):
             online(x, block=block)
+
+
+@pytest.mark.parametrize(
+    "shape", [(3, 1000), (2, 3, 17), (1, 1)], ids=["rows", "3-d", "one"]
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+def test_backward_matches_autograd(shape, dtype, device):
+    # The reference: autograd through torch.softmax in float64.
+    x = torch.randn(
+        shape, dtype=torch.float64, generator=torch.Generator().manual_seed(3)
+    )
+    dy = torch.randn(
+        shape, dtype=torch.float64, generator=torch.Generator().manual_seed(4)
+    )
+    x.requires_grad_(True)
+    y64 = torch.softmax(x, dim=-1)
+    (truth,) = torch.autograd.grad(y64, x, dy)
+    y = y64.detach().to(dtype).to(device)
+    dx = sm.softmax_backward(y, dy.to(dtype).to(device))
+    assert dx.dtype == dtype and dx.shape == y.shape
+    # Rounding y and dy to the dtype, then float32 sums over the row.
+    scale = y64.detach().abs() * (
+        dy.abs() + (dy * y64.detach()).sum(-1, keepdim=True).abs()
+    )
+    bound = 4 * eps(dtype) * scale + 1e-6 * truth.abs().amax()
+    assert (
+        (dx.double().cpu() - truth).abs() <= bound + 4 * eps(dtype) * truth.abs()
+    ).all()
+
+
+def test_backward_refuses_a_mismatched_gradient():
+    y = torch.softmax(torch.randn(2, 8), -1)
+    with pytest.raises(ValueError, match="^dy must be a tensor with y's shape"):
+        sm.softmax_backward(y, torch.ones(2, 9))
+    (launch,) = sm.launch_config(torch.float32, 2, 8, version="backward")
+    assert launch.kernel == "softmax_backward_kernel"
 
 
 def test_napkin_math():

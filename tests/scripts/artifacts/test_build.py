@@ -56,11 +56,13 @@ def test_a_changed_launch_config_is_reported_as_stale():
     add = DESCRIPTORS["residual_add_relu"]
     other = Launch("residual_add_relu_v1_kernel", {"BLOCK_SIZE": 2048}, num_warps=8)
 
-    def config(dtype, shape):  # version 1's tile changed, version 2's not
-        return [other] if shape.get("version") == 1 else add.launch_config(dtype, shape)
+    def config(dtype, rows, cols, version=2):  # version 1's tile changed, not 2's
+        return [other] if version == 1 else add.configure(dtype, rows, cols)
 
-    changed = dataclasses.replace(add, launch_config=config)
-    problems = artifacts.stale_artifacts(descriptors={add.name: changed})
+    changed = dataclasses.replace(add, configure=config)
+    problems = artifacts.stale_artifacts(
+        descriptors={add.name: changed}, targets=[artifacts.TARGET_ARCH]
+    )
     v1_builds = [b for b in add.artifact_builds if b.shape.get("version") == 1]
     assert len(problems) == len(v1_builds) == 4
     assert all("launch" in p and "constexprs" in p for p in problems)
@@ -69,14 +71,29 @@ def test_a_changed_launch_config_is_reported_as_stale():
 
 def test_a_missing_artifact_is_reported(tmp_path):
     problems = artifacts.stale_artifacts(tmp_path)
-    assert len(problems) == len(artifacts.built_kernels(DESCRIPTORS))
+    kernels = artifacts.built_kernels(DESCRIPTORS)
+    assert len(problems) == len(kernels) * len(artifacts.TARGETS)
     assert all("no artifact" in problem for problem in problems)
+
+
+def test_an_artifact_for_another_target_is_reported(tmp_path):
+    # Known-broken: an sm_90a build copied under the sm_120a name.
+    shutil.copytree(artifacts.ARTIFACT_DIR, tmp_path, dirs_exist_ok=True)
+    hopper = artifacts.artifact_path("scan", tmp_path, "sm_90a")
+    shutil.copy(hopper, artifacts.artifact_path("scan", tmp_path, "sm_120a"))
+    problems = artifacts.stale_artifacts(tmp_path)
+    assert problems == [
+        "scan: scan.sm_120a.json holds sm_90a; rebuild with "
+        "`python -m scripts.artifacts scan --target sm_120a`"
+    ]
 
 
 def test_every_committed_artifact_belongs_to_a_descriptor():
     committed = sorted(p.name for p in artifacts.ARTIFACT_DIR.glob("*.json"))
     wanted = sorted(
-        artifacts.artifact_path(k).name for k in artifacts.built_kernels(DESCRIPTORS)
+        artifacts.artifact_path(k, target=target).name
+        for k in artifacts.built_kernels(DESCRIPTORS)
+        for target in artifacts.TARGETS
     )
     assert committed == wanted
 
@@ -123,11 +140,11 @@ def test_build_names_are_unique_per_kernel():
 @pytest.mark.parametrize(
     "path",
     sorted(artifacts.ARTIFACT_DIR.glob("*.json")),
-    ids=lambda p: p.name.split(".")[0],
+    ids=lambda p: p.name.removesuffix(".json"),
 )
 def test_every_committed_file_validates_against_the_schema(path):
     data = results.read("artifact", path).data
-    assert path.name == f"{data['kernel']}.{artifacts.TARGET_ARCH}.json"
+    assert path.name == f"{data['kernel']}.{data['target']}.json"
     assert data["schema"] == artifacts.SCHEMA
     for record in data["builds"]:
         # What the schema cannot say: a value for every constexpr parameter,
@@ -165,7 +182,9 @@ def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
     with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
         artifacts.load_artifact("residual_add_relu", tmp_path)  # ...and on read
     problems = artifacts.stale_artifacts(
-        tmp_path, {"residual_add_relu": DESCRIPTORS["residual_add_relu"]}
+        tmp_path,
+        {"residual_add_relu": DESCRIPTORS["residual_add_relu"]},
+        targets=[artifacts.TARGET_ARCH],
     )
     assert len(problems) == 1 and "registers" in problems[0]
 
@@ -440,7 +459,7 @@ def test_attention_artifacts_are_built_with_the_launcher_configs():
 
     for record in artifacts.load_artifact("attention")["builds"]:
         dtype = getattr(torch, record["dtype"])
-        v1 = record["function"] == "attention_kernel"  # v2 and v3 share a config
+        v1 = record["function"] == "attention_v1_kernel"  # v2 and v3 share a config
         pick = at.config_for if v1 else at.config_v2_for
         config = pick(dtype, record["shape"]["D"])
         assert record["constexprs"]["BLOCK_M"] == config.BLOCK_M, record["build"]
@@ -471,8 +490,11 @@ def test_attention_16_bit_runs_both_products_on_warpgroup_mma():
         # Shared memory: q once, plus k and v tiles for every pipeline stage.
         kv_tiles = 2 * tile["BLOCK_N"] * record["num_stages"]
         smem = (tile["BLOCK_M"] + kv_tiles) * tile["BLOCK_D"] * 2
-        if record["function"] == "attention_v3_kernel":
+        if record["function"] in ("attention_v3_kernel", "attention_v4_kernel"):
             smem += 1024  # the TMA copies' mbarriers, in a 1 KiB-aligned block
+        if record["function"] == "attention_v4_kernel":
+            # The next block's K tile, held while this block's V is used.
+            smem += tile["BLOCK_N"] * tile["BLOCK_D"] * 2
         assert record["shared_bytes"] == smem, record["build"]
 
 
@@ -617,4 +639,204 @@ def test_attention_v2_folds_the_scale_into_one_multiply_add(folder, build):
     dtype = "BF16" if build.startswith("v2-bf16") else ""
     qk = f"HGMMA.64x128x16.F32{'.' + dtype if dtype else ''}"
     assert sass.get(qk, 0) > 0  # 128 keys per score tile
+    _assert_no_spills(record)
+
+
+# ------------------------------------------------------------ new versions
+# (issue 33: what each change shows in the compiled code)
+
+
+def _look_back_loop(record):
+    """The loop that reads the look-back state: the one with a 64-bit load."""
+    (loop,) = [
+        loop
+        for loop in record["sass_loops"]
+        if any(op.startswith("LDG.E.64") for op in loop["opcodes"])
+    ]
+    return loop["opcodes"]
+
+
+@BOTH_TRITONS
+def test_windowed_look_back_has_no_barrier_and_no_atomic_in_its_loop(folder):
+    v2 = _look_back_loop(load_build("scan", "single-pass-fp32", folder))
+    v3 = _look_back_loop(load_build("scan", "windowed-look-back-fp32", folder))
+    # Version 2 pays block barriers and an L1 invalidate on every trip.
+    assert v2.get("BAR.SYNC.DEFER_BLOCKING", 0) >= 2 and "CCTL.IVALL" in v2
+    # Version 3: warp reductions over the window, no barrier, no atomic.
+    assert not any(op.startswith(("BAR", "ATOM", "CCTL")) for op in v3)
+    assert any(op.startswith(("SHFL", "REDUX")) for op in v3)
+
+
+def test_a_sass_loop_is_a_predicated_branch_back():
+    # Known-broken input for the loop reader: an unconditional branch back
+    # (an mbarrier wait's out-of-line retry) is not a loop; a predicated one is.
+    listing = [
+        (0x00, "MOV R1, R2"),
+        (0x10, "BAR.SYNC.DEFER_BLOCKING 0x0"),
+        (0x20, "WARPGROUP.DEPBAR.LE gsb0, 0x1"),
+        (0x30, "@P0 BRA 0x10"),
+        (0x40, "EXIT"),
+        (0x50, "BRA 0x0"),
+    ]
+    (loop,) = artifacts.sass_loops(listing)
+    assert (loop["first"], loop["last"]) == (1, 3)
+    assert loop["opcodes"]["BAR.SYNC.DEFER_BLOCKING"] == 1
+    assert loop["waits"] == {"WARPGROUP.DEPBAR.LE gsb0, 0x1": 1}
+
+
+@BOTH_TRITONS
+def test_matmul_v3_splits_the_epilogue_and_adds_a_fourth_stage(folder):
+    v2 = load_build("matmul", "v2-bf16-tma-persistent", folder)
+    v3 = load_build("matmul", "v3-bf16-tma-split-epilogue", folder)
+    assert (v2["num_stages"], v3["num_stages"]) == (3, 4)
+    tile = v3["constexprs"]
+    stages = 4 * (tile["BLOCK_M"] + tile["BLOCK_N"]) * tile["BLOCK_K"] * 2
+    half_c = tile["BLOCK_M"] * tile["BLOCK_N"] // 2 * 2
+    # Four stages plus half a C tile, within sm_90a's block limit.
+    assert stages + half_c <= v3["shared_bytes"] <= 227 * 1024
+    # Two stores of half a tile where version 2 has one of a whole tile.
+    assert v3["sass_opcodes"]["UTMASTG.2D"] == 2 * v2["sass_opcodes"]["UTMASTG.2D"]
+    assert v3["sass_opcodes"]["HGMMA.64x256x16.F32.BF16"] == 4
+    _assert_no_spills(v3)
+
+
+@pytest.mark.parametrize(
+    "target, matrix_op",
+    [
+        ("sm_90a", "QGMMA.64x256x32.F32.E4M3.E4M3"),
+        ("sm_100a", "UTCQMMA"),
+        ("sm_120a", "QMMA.16832.F32.E4M3.E4M3"),
+    ],
+)
+def test_fp8_matmul_runs_8_bit_tensor_core_products_into_float32(target, matrix_op):
+    record = load_build(
+        "matmul", "v3-fp8-e4m3-tma-split-epilogue", artifacts.ARTIFACT_DIR, target
+    )
+    assert record["dtype"] == "float8_e4m3fn" and record["constexprs"]["SCALED"]
+    assert record["sass_opcodes"].get(matrix_op, 0) > 0
+    # No 16-bit matrix instruction: the e4m3 inputs are never widened.
+    assert not any(
+        op.startswith(("HGMMA", "UTCHMMA", "HMMA")) for op in record["sass_opcodes"]
+    )
+    _assert_no_spills(record)
+
+
+def _main_loops(record):
+    """The loops that run matrix products (the key-block loops)."""
+    return [
+        loop
+        for loop in record["sass_loops"]
+        if any(op.startswith("HGMMA") for op in loop["opcodes"])
+    ]
+
+
+@BOTH_TRITONS
+def test_attention_v4_issues_the_next_scores_early_but_the_compiler_waits(folder):
+    # Each key-block loop holds two products (QK^T and PV) on wgmma. On
+    # sm_90a Triton still waits for every group before the exponentials
+    # (gsb0, 0x0 only): the source's overlap does not survive compilation.
+    record = load_build("attention", "v4-bf16-d128-overlap", folder)
+    loops = _main_loops(record)
+    assert len(loops) == 2  # the mask-free steps and the masked ones
+    for loop in loops:
+        assert set(loop["waits"]) == {"WARPGROUP.DEPBAR.LE gsb0, 0x0"}
+        assert loop["opcodes"].get("MUFU.EX2", 0) > 0
+    _assert_no_spills(record)
+
+
+def test_warp_specialisation_applies_on_blackwell_and_not_on_hopper():
+    plain, ws = "v4-bf16-d128-overlap", "v4-bf16-d128-warp-specialized"
+    for folder in (artifacts.ARTIFACT_DIR, artifacts.SECOND_DIR):
+        hopper = [load_build("attention", b, folder) for b in (plain, ws)]
+        # sm_90a: the flag is accepted and changes nothing (no message).
+        assert hopper[0]["sass_opcodes"] == hopper[1]["sass_opcodes"]
+        assert hopper[0]["registers"] == hopper[1]["registers"]
+        assert not any("setmaxnreg" in op for op in hopper[1]["ptx_opcodes"])
+    blackwell = load_build("attention", ws, artifacts.ARTIFACT_DIR, "sm_100a")
+    ptx = blackwell["ptx_opcodes"]
+    # Partitions that give registers back and partitions that take them.
+    assert ptx.get("setmaxnreg.dec.sync.aligned.u32", 0) > 0
+    assert ptx.get("setmaxnreg.inc.sync.aligned.u32", 0) > 0
+    plain_bw = load_build("attention", plain, artifacts.ARTIFACT_DIR, "sm_100a")
+    assert not any("setmaxnreg" in op for op in plain_bw["ptx_opcodes"])
+
+
+# ------------------------------------------------------------ three targets
+
+
+@pytest.mark.parametrize(
+    "target, matrix_op, absent",
+    [
+        ("sm_90a", "HGMMA", ("UTCHMMA", "HMMA")),
+        ("sm_100a", "UTCHMMA", ("HGMMA", "HMMA")),
+        ("sm_120a", "HMMA", ("HGMMA", "UTCHMMA")),
+    ],
+)
+def test_one_matmul_source_takes_each_targets_matrix_instructions(
+    target, matrix_op, absent
+):
+    record = load_build(
+        "matmul", "v2-bf16-tma-persistent", artifacts.ARTIFACT_DIR, target
+    )
+    sass = record["sass_opcodes"]
+    assert any(op.startswith(matrix_op) for op in sass)
+    assert not any(op.startswith(absent) for op in sass)
+    assert sass.get("UTMALDG.2D", 0) > 0  # TMA on all three
+    if target == "sm_100a":  # the accumulator lives in tensor memory
+        assert any(op.startswith("LDTM") for op in sass)
+
+
+def test_every_target_records_its_architecture_and_ptxas():
+    for path in sorted(artifacts.ARTIFACT_DIR.glob("*.json")):
+        data = results.read("artifact", path).data
+        target = path.name.split(".")[1]
+        assert data["target"] == target
+        for record in data["builds"]:
+            assert record["registers"] <= 255
+
+
+def test_sm_120a_builds_that_need_more_shared_memory_than_a_block_gets():
+    # Configs chosen for Hopper's 227 KiB: on an RTX 50-class part (99 KiB
+    # a block) their launches would fail. Recorded, not hidden.
+    from kernels.devices import TARGETS
+
+    limit = TARGETS["sm_120a"].shared_bytes_per_block
+    over = sorted(
+        (data["kernel"], record["build"])
+        for path in artifacts.ARTIFACT_DIR.glob("*.sm_120a.json")
+        for data in [results.read("artifact", path).data]
+        for record in data["builds"]
+        if record["shared_bytes"] > limit
+    )
+    assert ("matmul", "v2-bf16-tma-persistent") in over
+    assert all(kernel in ("matmul", "attention") for kernel, _ in over)
+
+
+def _loop_with_loads(record):
+    """The grid-stride loop: the loop holding the 128-bit loads."""
+    (loop,) = [loop for loop in record["sass_loops"] if "LDG.E.128" in loop["opcodes"]]
+    return loop["opcodes"]
+
+
+@BOTH_TRITONS
+def test_reduction_v3_has_twice_the_loads_in_flight_per_trip(folder):
+    v2 = _loop_with_loads(
+        load_build("reduction", "v2-persistent-bf16-odd-length", folder)
+    )
+    v3 = _loop_with_loads(
+        load_build("reduction", "v3-unrolled-bf16-odd-length", folder)
+    )
+    assert v3["LDG.E.128"] == 2 * v2["LDG.E.128"]
+    _assert_no_spills(load_build("reduction", "v3-unrolled-bf16-odd-length", folder))
+
+
+@BOTH_TRITONS
+def test_softmax_backward_reads_two_rows_and_takes_no_exponential(folder):
+    record = load_build("softmax", "backward-bf16-4096", folder)
+    sass = record["sass_opcodes"]
+    assert record["function"] == "softmax_backward_kernel"
+    # y and dy in 16-byte loads, dx out in 16-byte stores: the bytes of the
+    # model (read twice, write once), and no MUFU: nothing is recomputed.
+    assert sass.get("LDG.E.128", 0) == 2 * sass.get("STG.E.128", 0) > 0
+    assert not any(op.startswith("MUFU") for op in sass)
     _assert_no_spills(record)

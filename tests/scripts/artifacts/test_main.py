@@ -53,3 +53,24 @@ def test_command_line_answers_without_a_traceback(args, status, stream, words):
     assert "Traceback" not in run.stderr
     if status:
         assert run.stderr.count("\n") == 1, run.stderr  # one line
+
+
+def test_an_unknown_target_is_rejected(capsys):
+    # Known-broken: a target the builder does not know; one line, status 2.
+    with pytest.raises(SystemExit) as exit_info:
+        artifacts.main(["scan", "--target", "sm_80"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'sm_80'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_blackwell_target_into_the_second_tritons_folder_is_rejected(
+    tmp_path, capsys
+):
+    # Known-broken: the triton-3.6 folder holds sm_90a only.
+    import triton
+
+    folder = tmp_path / f"triton-{triton.__version__.rsplit('.', 1)[0]}"
+    assert artifacts.main(["scan", "--out", str(folder), "--target", "sm_100a"]) == 2
+    assert "holds sm_90a artifacts only" in capsys.readouterr().err
+    assert not folder.exists()

@@ -248,13 +248,13 @@ def test_broken_launcher_is_caught(monkeypatch, launcher, reason):
 
 def test_a_launch_that_differs_from_the_descriptor_is_not_published(monkeypatch):
     monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)  # keep it fast
-    declared = module.DESCRIPTOR.launch_config
+    declared = module.DESCRIPTOR.configure
 
-    def claims_a_bigger_block(dtype, shape):
-        (launch,) = declared(dtype, shape)
+    def claims_a_bigger_block(dtype, rows, cols):
+        (launch,) = declared(dtype, rows, cols)
         return [dataclasses.replace(launch, constexprs={"BLOCK_SIZE": 2048})]
 
-    spec = dataclasses.replace(module.DESCRIPTOR, launch_config=claims_a_bigger_block)
+    spec = dataclasses.replace(module.DESCRIPTOR, configure=claims_a_bigger_block)
     settings = {"rounds": 3, "repeats_per_round": 1, "warmup_ms": 0.0, "flush_bytes": 0}
     ceilings = {
         "copy": {"bandwidth_bytes_per_s": 1e9},

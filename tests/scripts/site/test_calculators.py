@@ -50,9 +50,11 @@ def test_closure_of_a_snippet_holds_its_project_imports():
 
 
 def test_closure_rejects_a_module_outside_the_standard_library():
-    # kernels/matmul.py imports triton and torch.
-    with pytest.raises(CalculatorError, match=r"kernels/matmul\.py:\d+ imports"):
-        import_closure("kernels/matmul.py")
+    # kernels/matmul/versions.py imports triton and torch.
+    with pytest.raises(
+        CalculatorError, match=r"kernels/matmul/versions\.py:\d+ imports"
+    ):
+        import_closure("kernels/matmul/versions.py")
 
 
 def test_runtime_is_standard_library_only():
@@ -132,9 +134,11 @@ def test_a_bad_calculator_fails_the_build_naming_the_page():
     with pytest.raises(
         PluginError,
         match=r"docs/kernels/example\.md: calculator "
-        r"kernels/matmul\.py:matmul: .*imports",
+        r"kernels/matmul/versions\.py:matmul: .*imports",
     ):
-        calculators.expand("<!-- calculator: kernels/matmul.py:matmul -->", PAGE, URL)
+        calculators.expand(
+            "<!-- calculator: kernels/matmul/versions.py:matmul -->", PAGE, URL
+        )
 
 
 def test_predict_computes_the_answer_at_build_time():

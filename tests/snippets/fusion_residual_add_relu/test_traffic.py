@@ -7,7 +7,7 @@ from snippets.fusion_residual_add_relu import traffic as t
 def test_bytes_count_passes_by_hand():
     # eager: (read x, read r, write tmp) + (read tmp, write out)
     assert t.unfused_bytes(10, 2) == (3 + 2) * 10 * 2
-    assert t.fused_bytes(10, 2) == kernel.bytes_moved(10, 2)
+    assert t.fused_bytes(10, 2) == kernel.bytes_moved(10, 1, 2)
 
 
 def test_large_sizes_approach_five_thirds_and_tiny_sizes_two():

@@ -56,11 +56,13 @@ def test_wave_reading_follows_the_numbers():
 
 
 def kernel_section(name: str) -> str:
-    """The text of one snippet section of kernels/matmul.py, dedented."""
+    """The text of one snippet section of kernels/matmul/versions.py, dedented."""
     import textwrap
     from pathlib import Path
 
-    source = (Path(__file__).resolve().parents[3] / "kernels" / "matmul.py").read_text()
+    source = (
+        Path(__file__).resolve().parents[3] / "kernels" / "matmul" / "versions.py"
+    ).read_text()
     start = source.index(f"# --8<-- [start:{name}]")
     end = source.index(f"# --8<-- [end:{name}]")
     body = source[source.index("\n", start) + 1 : source.rindex("\n", 0, end) + 1]

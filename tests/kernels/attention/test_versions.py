@@ -17,7 +17,7 @@ import torch
 import triton
 import triton.language as tl
 
-import kernels.attention as at
+import kernels.attention.versions as at
 from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,
@@ -132,7 +132,7 @@ def test_boundary_shapes_with_the_real_configs(shape, dtype, causal, device):
 SMALL = at.AttentionConfig(32, 16, num_warps=4, num_stages=2)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3], ids=["v1", "v2", "v3"])
+@pytest.mark.parametrize("version", [1, 2, 3, 4], ids=["v1", "v2", "v3", "v4"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("D", [16, 24], ids=lambda d: f"d{d}")
 def test_small_tiles_many_programs(D, causal, version, device):
@@ -167,12 +167,24 @@ def test_launch_config_versions():
     assert block_n(torch.float16, 64) == ("attention_v3_kernel", 128, 8)
     assert block_n(torch.bfloat16, 80) == ("attention_v3_kernel", 128, 8)
     assert block_n(torch.bfloat16, 128, version=2) == ("attention_v2_kernel", 128, 8)
-    assert block_n(torch.bfloat16, 128, version=1) == ("attention_kernel", 64, 8)
+    assert block_n(torch.bfloat16, 128, version=1) == ("attention_v1_kernel", 64, 8)
     # Where a descriptor cannot apply, version 3 is version 2.
     assert block_n(torch.float32, 128) == ("attention_v2_kernel", 16, 4)
     assert block_n(torch.bfloat16, 20) == ("attention_v2_kernel", 128, 8)  # 40 B
     with pytest.raises(ValueError, match="version"):
         at.launch_config(torch.float32, 1, 1, 4, 16, False, version=0)
+    # Version 4 where a descriptor applies, else what version 3 takes.
+    assert block_n(torch.bfloat16, 128, version=4) == ("attention_v4_kernel", 128, 8)
+    assert block_n(torch.float32, 128, version=4) == ("attention_v2_kernel", 16, 4)
+
+
+@pytest.mark.parametrize("S", [16, 33, 150], ids=lambda s: f"s{s}")
+def test_v4_overlapped_steps_with_one_two_and_many_key_blocks(S, device):
+    # One key block: the prologue's product feeds the epilogue step alone;
+    # two: one overlapped trip; 150 with 16-wide blocks: ten, the last ragged.
+    q, k, v = qkv((1, 1, S, 32), torch.bfloat16, device, tag="v4")
+    for causal in (False, True):
+        check(lambda *a: at.attention_v4(*a, config=SMALL), q, k, v, causal)
 
 
 def test_launcher_picks_v3_only_where_tma_can_take_the_inputs(device):
@@ -318,7 +330,7 @@ class _NoLaunch:
 @pytest.mark.parametrize("case", BAD_IDS)
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     q, k, v, causal, error, argument = _bad_inputs(device)[case]
-    monkeypatch.setattr(at, "attention_kernel", _NoLaunch())
+    monkeypatch.setattr(at, "attention_v1_kernel", _NoLaunch())
     monkeypatch.setattr(at, "attention_v2_kernel", _NoLaunch())
     monkeypatch.setattr(at, "attention_v3_kernel", _NoLaunch())
     launchers = (at.attention, at.attention_v1, at.attention_v2, at.attention_v3)

@@ -1,7 +1,7 @@
 """Matrix multiplication ``C = A @ B`` as one tiled Triton kernel.
 
 Versions
-    ``matmul_kernel``: each program computes one ``BLOCK_M x BLOCK_N`` tile of
+    ``matmul_v1_kernel``: each program computes one ``BLOCK_M x BLOCK_N`` tile of
     C, stepping through K by ``BLOCK_K`` with a float32 accumulator. The
     program order is a launch parameter: ``GROUP_M = 1`` walks the output tiles
     row by row (the plain order); ``GROUP_M > 1`` walks bands of ``GROUP_M``
@@ -19,6 +19,20 @@ Versions
     to the matrix: no masks and no address arithmetic per element. Other
     operands (float32, odd strides, misaligned views) take version 1, so
     ``launch_config`` describes contiguous operands.
+
+    ``matmul_v3_kernel`` (``matmul_v3``; not yet the launcher's choice, as
+    no device has timed it): version 2's loop with the epilogue cut in two.
+    C leaves as two 128 x 128 TMA stores instead of one 128 x 256, so the
+    staging buffer for C takes half the shared memory (32 KiB instead of
+    64), and the freed space holds a fourth stage of A and B tiles:
+    4 * (128 * 64 + 64 * 256) * 2 = 192 KiB plus 32 KiB fits Hopper's
+    227 KiB per block (Triton's tutorial 09 calls this EPILOGUE_SUBTILE).
+    The large-output config only; smaller outputs keep version 2's tiles.
+
+    ``matmul_fp8`` runs the same kernel on float8 e4m3 operands (``SCALED``):
+    the tensor cores multiply 8-bit inputs and accumulate in float32 (QGMMA
+    on sm_90a), the epilogue multiplies by the product of the two per-tensor
+    scales and rounds once to bfloat16.
 
 Contract
     ``a`` (M, K) and ``b`` (K, N), both float32, float16 or bfloat16 with the
@@ -56,16 +70,14 @@ Napkin math
     operands; bigger tiles mean fewer requests per flop.
 """
 
-import math
 from dataclasses import dataclass
 
 import torch
 import triton
 import triton.language as tl
 
-from kernels.bounds import EPS32, eps
-from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Launch, Target
-from kernels.inputs import nonzero_inputs
+from kernels.descriptor import Launch
+from kernels.devices import H200
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -99,14 +111,35 @@ DOT_PRECISION = {
 _V2_LARGE = MatmulConfig(128, 256, 64, GROUP_M=8, num_warps=8, num_stages=3)
 _V2_SMALL = MatmulConfig(128, 128, 64, GROUP_M=8, num_warps=8, num_stages=4)
 V2_LARGE_FROM = 4096 * 4096  # M * N at which the big tiles start
-#: Programs of the persistent launch: one per SM (an H200 has 132).
-DEFAULT_SMS = 132
+#: Programs of the persistent launch off a GPU: one per SM of an H200; a
+#: GPU reports its own count.
+DEFAULT_SMS = H200.sm_count
+#: Version 3: the large tiles with a fourth stage, affordable because the
+#: epilogue stores C in two halves (EPILOGUE_SPLIT).
+_V3_LARGE = MatmulConfig(128, 256, 64, GROUP_M=8, num_warps=8, num_stages=4)
+EPILOGUE_SPLIT = 2
 LATEST = 2
 
 
 def v2_config(M: int, N: int) -> MatmulConfig:
     """Version 2's tiles for an (M, N) output."""
     return _V2_LARGE if M * N >= V2_LARGE_FROM else _V2_SMALL
+
+
+#: The 8-bit input format of ``matmul_fp8`` (4 exponent bits, 3 mantissa).
+FP8 = torch.float8_e4m3fn
+
+
+def fp8_shape_ok(dtype: torch.dtype, N: int, K: int) -> bool:
+    """Whether float8 operands suit a TMA descriptor: rows of A (K) and of B
+    (N) spanning multiples of 16 bytes, one byte per element."""
+    return dtype == FP8 and min(N, K) > 0 and K % 16 == 0 and N % 16 == 0
+
+
+def v3_config(M: int, N: int) -> MatmulConfig:
+    """Version 3's tiles: the fourth stage where version 2 takes the big
+    tiles; version 2's small tiles (already four stages) below."""
+    return _V3_LARGE if M * N >= V2_LARGE_FROM else _V2_SMALL
 
 
 def tma_shape_ok(dtype: torch.dtype, M: int, N: int, K: int) -> bool:
@@ -133,14 +166,26 @@ def launch_config(
 ) -> list[Launch]:
     """One launch, none for an empty output. Version 2 (for contiguous
     operands): ``matmul_v2_kernel`` with the table's tiles (or ``config``)
-    where ``tma_shape_ok``, else version 1. Version 1: ``matmul_kernel``
+    where ``tma_shape_ok``, else version 1. Version 1: ``matmul_v1_kernel``
     with the dtype's config (or ``config``). The launcher adds
     ``INTERPRETED``, which follows the device."""
     if M * N == 0:
         return []
-    if version not in (1, 2):
-        raise ValueError(f"version must be 1 or 2, got {version}")
-    if version == 2 and tma_shape_ok(dtype, M, N, K):
+    if version not in (1, 2, 3):
+        raise ValueError(f"version must be 1, 2 or 3, got {version}")
+    if version == 3 and (tma_shape_ok(dtype, M, N, K) or fp8_shape_ok(dtype, N, K)):
+        config = config or v3_config(M, N)
+        tiles = {
+            "BLOCK_M": config.BLOCK_M,
+            "BLOCK_N": config.BLOCK_N,
+            "BLOCK_K": config.BLOCK_K,
+            "GROUP_M": config.GROUP_M,
+            "EPILOGUE_SPLIT": EPILOGUE_SPLIT,
+            "SCALED": dtype == FP8,
+        }
+        options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        return [Launch("matmul_v3_kernel", tiles, **options)]
+    if version >= 2 and tma_shape_ok(dtype, M, N, K):
         config = config or v2_config(M, N)
         tiles = {
             "BLOCK_M": config.BLOCK_M,
@@ -159,7 +204,7 @@ def launch_config(
         "DOT_PRECISION": DOT_PRECISION[dtype],
     }
     options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
-    return [Launch("matmul_kernel", tiles, **options)]
+    return [Launch("matmul_v1_kernel", tiles, **options)]
 
 
 def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -168,7 +213,7 @@ def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
-def matmul_kernel(
+def matmul_v1_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K,
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
@@ -269,7 +314,7 @@ def matmul_with_config(
         return c  # nothing to launch; K == 0 still launches and writes zeros
     (launch,) = launch_config(a.dtype, M, N, K, config, version=1)
     grid = (triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N),)
-    matmul_kernel[grid](
+    matmul_v1_kernel[grid](
         a, b, c, M, N, K,
         a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         c.stride(0), c.stride(1),
@@ -391,6 +436,83 @@ def matmul_v2(
     # --8<-- [end:v2-launcher]
 
 
+# --8<-- [start:v3-kernel]
+@triton.jit
+def matmul_v3_kernel(
+    a_desc, b_desc, c_desc, M, N, K, scale,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr, EPILOGUE_SPLIT: tl.constexpr, SCALED: tl.constexpr,
+    INTERPRETED: tl.constexpr,
+):  # fmt: skip
+    # Version 2's persistent grouped loop; only the epilogue differs.
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    programs_per_band = GROUP_M * tiles_n
+    for tile in tl.range(
+        tl.program_id(axis=0), tiles_m * tiles_n, tl.num_programs(axis=0), flatten=True
+    ):
+        band = tile // programs_per_band
+        first_tile_m = band * GROUP_M
+        band_height = min(tiles_m - first_tile_m, GROUP_M)
+        pos_in_band = tile % programs_per_band
+        row = (first_tile_m + pos_in_band % band_height) * BLOCK_M
+        col = (pos_in_band // band_height) * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = a_desc.load([row, k])
+            b = b_desc.load([k, col])
+            if INTERPRETED:  # the CPU interpreter cannot tl.dot bf16 tiles
+                a = a.to(tl.float32)
+                b = b.to(tl.float32)
+            acc = tl.dot(a, b, acc)
+        # Epilogue in two halves: each half is staged in shared memory and
+        # leaves by its own TMA store (c_desc's tile is BLOCK_N / 2 wide), so
+        # the staging buffer is half as big and a fourth stage fits.
+        tl.static_assert(EPILOGUE_SPLIT == 2)
+        if SCALED:  # float8 inputs: undo the per-tensor scales, in float32
+            acc = acc * scale
+        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+        left, right = tl.split(halves)
+        c_desc.store([row, col], left.to(c_desc.dtype))
+        c_desc.store([row, col + BLOCK_N // 2], right.to(c_desc.dtype))
+        # --8<-- [end:v3-kernel]
+
+
+def matmul_v3(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    config: MatmulConfig | None = None,
+    *,
+    programs: int | None = None,
+) -> torch.Tensor:
+    """Version 3: version 2 with the epilogue stored in two halves and, for
+    large outputs, a fourth pipeline stage. Same arguments as ``matmul_v2``."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    validate(a, b)
+    if not tma_operands_ok(a, b):
+        raise ValueError("a and b must be 16-bit, row-major and 16-byte aligned")
+    (M, K), N = a.shape, b.shape[1]
+    c = torch.empty((M, N), dtype=a.dtype, device=a.device)
+    (launch,) = launch_config(a.dtype, M, N, K, config, version=3)
+    bm, bn, bk = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+    a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
+    b_desc = TensorDescriptor.from_tensor(b, [bk, bn])
+    c_desc = TensorDescriptor.from_tensor(c, [bm, bn // EPILOGUE_SPLIT])
+    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    if programs is None:
+        programs = DEFAULT_SMS
+        if a.is_cuda:
+            programs = torch.cuda.get_device_properties(a.device).multi_processor_count
+    matmul_v3_kernel[(min(tiles, programs),)](
+        a_desc, b_desc, c_desc, M, N, K, 1.0,
+        **launch.constexprs,
+        INTERPRETED=a.device.type == "cpu",
+        **launch.options(),
+    )  # fmt: skip
+    return c
+
+
 def bytes_moved(M: int, N: int, K: int, itemsize: int) -> int:
     """Ideal traffic: read A and B once, write C once."""
     return (M * K + K * N + M * N) * itemsize
@@ -401,171 +523,50 @@ def flops(M: int, N: int, K: int) -> int:
     return 2 * M * N * K
 
 
-# --------------------------------------------------------------------------
-# What the tools need to know (see kernels/descriptor.py)
-# --------------------------------------------------------------------------
+def matmul_fp8(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    *,
+    scale_a: float = 1.0,
+    scale_b: float = 1.0,
+    config: MatmulConfig | None = None,
+    programs: int | None = None,
+) -> torch.Tensor:
+    """``(a @ b) * scale_a * scale_b`` in bfloat16 for float8 e4m3 ``a``
+    (M, K) and ``b`` (K, N): 8-bit products accumulated in float32 (the
+    products of two e4m3 values are exact there), one rounding at the end.
+    ``scale_a`` and ``scale_b`` are the per-tensor factors that quantizing
+    divided out."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
 
-
-def error_bound(inputs, truth, dtype, shape):
-    """Two ulps of the output dtype for the final rounding, plus float32
-    rounding of a K-term sum taken in a different order than the float64
-    reference: about sqrt(K) ulps of the sum of magnitudes |a| @ |b|."""
-    a, b = inputs
-    spread = a.abs() @ b.abs()
-    K = shape["K"]
-    return 2 * eps(dtype) * truth.abs() + 2 * math.sqrt(K) * EPS32 * spread
-
-
-def _signature(dtype: str) -> dict[str, str]:
-    return {
-        "a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{dtype}",
-        "M": "i32", "N": "i32", "K": "i32",
-        "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
-    }  # fmt: skip
-
-
-# Row-major operands: the JIT makes the unit strides constants. Artifacts are
-# compiled for the GPU, never for the interpreter.
-_FIXED = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "INTERPRETED": False}
-_ALIGNED = (
-    "a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk", "stride_cm"
-)  # fmt: skip
-# Version 1's builds: the config depends on the dtype only.
-_ANY = {"M": 8192, "N": 8192, "K": 8192, "version": 1}
-
-
-def _mnk(M: int, N: int, K: int) -> dict[str, int]:
-    return {"M": M, "N": N, "K": K}
-
-
-def _build(dtype: str, build: str, aligned: bool, shows: str) -> ArtifactBuild:
-    name = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}[dtype]
-    return ArtifactBuild(
-        build=build,
-        dtype=name,
-        shape=_ANY,
-        signature=_signature(dtype),
-        aligned=_ALIGNED if aligned else (),
-        shows=shows,
-        fixed=_FIXED,
-    )
-
-
-def _v2_build(dtype: str, shape: dict[str, int], build: str, shows: str):
-    """A version 2 build: the descriptors' types carry the tile shapes."""
-    config = v2_config(shape["M"], shape["N"])
-    bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
-    return ArtifactBuild(
-        build=build,
-        dtype={"bf16": "bfloat16", "fp16": "float16"}[dtype],
-        shape=shape,
-        signature={
-            "a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>",
-            "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
-            "c_desc": f"tensordesc<{dtype}[{bm}, {bn}]>",
-            "M": "i32",
-            "N": "i32",
-            "K": "i32",
-        },  # fmt: skip
-        aligned=("M", "N", "K"),
-        shows=shows,
-        fixed={"INTERPRETED": False},
-    )
-
-
-DESCRIPTOR = Descriptor(
-    name="matmul",
-    title="matmul",
-    launcher=matmul,
-    reference=matmul_ref,
-    metric="flops",
-    shapes={
-        "tiny": (_mnk(65, 47, 33),),
-        "quick": (_mnk(8192, 8192, 8192),),
-        "full": (
-            _mnk(1024, 1024, 1024),
-            _mnk(4096, 4096, 4096),
-            _mnk(8192, 8192, 8192),
-            _mnk(8191, 8193, 4095),
-        ),
-    },
-    make_inputs=lambda shape, dtype, device, seed: nonzero_inputs(
-        [(shape["M"], shape["K"]), (shape["K"], shape["N"])], dtype, device, seed
-    ),
-    bytes_moved=lambda shape, itemsize: bytes_moved(
-        shape["M"], shape["N"], shape["K"], itemsize
-    ),
-    flops=lambda shape: flops(shape["M"], shape["N"], shape["K"]),
-    # A shape may name an older version ("version": 1): artifact builds.
-    launch_config=lambda dtype, shape: launch_config(
-        dtype,
-        shape["M"],
-        shape["N"],
-        shape["K"],
-        version=shape.get("version", LATEST),
-    ),
-    error_bound=error_bound,
-    shape_text=lambda shape: f"{shape['M']}×{shape['N']}×{shape['K']}",
-    eager_is="a @ b, i.e. torch.matmul (the library op)",
-    goals=(
-        Goal(
-            regime="bf16",
-            # Issue 19 raised the 8192-cubed goal to 0.90 of cuBLAS.
-            must=(
-                Target(
-                    "R",
-                    0.90,
-                    shape=_mnk(8192, 8192, 8192),
-                    note="against cuBLAS (torch.matmul)",
-                ),
-                Target("R", 0.80, shape=_mnk(4096, 4096, 4096)),
-                Target("F_flop", 0.70),
-            ),
-            stretch=(Target("R", 1.0, shape=_mnk(8192, 8192, 8192)),),
-        ),
-    ),
-    artifact_builds=(
-        _build(
-            "bf16",
-            "bf16-aligned",
-            True,
-            "two warpgroups issue wgmma m64n256k16 (HGMMA), four per 64-deep K "
-            "step, fed by 16-byte cp.async copies in a 3-stage pipeline",
-        ),
-        _build("fp16", "fp16-aligned", True, "fp16: the same wgmma shape"),
-        _build(
-            "fp32",
-            "fp32-aligned",
-            True,
-            "IEEE float32 products: FFMA on the CUDA cores, no tensor cores",
-        ),
-        _build(
-            "bf16",
-            "bf16-unaligned",
-            False,
-            "no 16-byte hints: one 2-byte load per element, no cp.async pipeline",
-        ),
-        _v2_build(
-            "bf16",
-            _mnk(8192, 8192, 8192),
-            "v2-bf16-tma-persistent",
-            "version 2 at 8192 cubed: a persistent tile loop; TMA bulk tensor "
-            "copies (UTMALDG) feed wgmma m64n256k16 (HGMMA), a TMA store "
-            "(UTMASTG) writes C",
-        ),
-        _v2_build(
-            "fp16",
-            _mnk(8192, 8192, 8192),
-            "v2-fp16-tma-persistent",
-            "version 2, fp16: the same copies and wgmma shape",
-        ),
-        _v2_build(
-            "bf16",
-            _mnk(1024, 1024, 1024),
-            "v2-bf16-tma-small",
-            "version 2's smaller tiles (128 x 128, four stages) for outputs "
-            "under 4096 x 4096: wgmma m64n128k16",
-        ),
-    ),  # fmt: skip
-    grid_probe={"M": 3, "N": 1 << 20, "K": 5},  # one axis of output tiles
-)
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor) or t.dtype != FP8 or t.dim() != 2:
+            raise TypeError(f"{name} must be a 2-D torch.float8_e4m3fn tensor")
+    if b.shape[0] != a.shape[1]:
+        raise ValueError(f"b has {b.shape[0]} rows but a has {a.shape[1]} columns")
+    if a.device != b.device:
+        raise ValueError(f"b is on {b.device} but a is on {a.device}")
+    (M, K), N = a.shape, b.shape[1]
+    if not fp8_shape_ok(FP8, N, K) or M == 0:
+        raise ValueError(
+            "matmul_fp8 needs M > 0 and K and N multiples of 16 (TMA rows of 16 bytes)"
+        )
+    a, b = a.contiguous(), b.contiguous()
+    c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
+    (launch,) = launch_config(FP8, M, N, K, config, version=3)
+    bm, bn, bk = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+    a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
+    b_desc = TensorDescriptor.from_tensor(b, [bk, bn])
+    c_desc = TensorDescriptor.from_tensor(c, [bm, bn // EPILOGUE_SPLIT])
+    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    if programs is None:
+        programs = DEFAULT_SMS
+        if a.is_cuda:
+            programs = torch.cuda.get_device_properties(a.device).multi_processor_count
+    matmul_v3_kernel[(min(tiles, programs),)](
+        a_desc, b_desc, c_desc, M, N, K, float(scale_a) * float(scale_b),
+        **launch.constexprs,
+        INTERPRETED=a.device.type == "cpu",
+        **launch.options(),
+    )  # fmt: skip
+    return c

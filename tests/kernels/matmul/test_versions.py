@@ -16,7 +16,8 @@ import torch
 import triton
 import triton.language as tl
 
-import kernels.matmul as mm
+import kernels.matmul.versions as mm
+from kernels.bounds import eps
 from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,
@@ -220,7 +221,7 @@ class _NoLaunch:
 @pytest.mark.parametrize("case", BAD_IDS)
 def test_unsupported_input_is_rejected_before_launch(case, device, monkeypatch):
     a, b, error, argument = _bad_inputs(device)[case]
-    monkeypatch.setattr(mm, "matmul_kernel", _NoLaunch())
+    monkeypatch.setattr(mm, "matmul_v1_kernel", _NoLaunch())
     monkeypatch.setattr(mm, "matmul_v2_kernel", _NoLaunch())
     for launcher in (mm.matmul, mm.matmul_v1, mm.matmul_v2):
         with pytest.raises(error, match=rf"^{argument}\b"):
@@ -263,7 +264,7 @@ def test_launcher_picks_v2_only_where_tma_can_take_the_operands(device):
     shifted = offset[1:].reshape(24, 40)  # starts 2 bytes past alignment
     cases = {
         "matmul_v2_kernel": (a, b),
-        "matmul_kernel": (shifted, b),  # misaligned start
+        "matmul_v1_kernel": (shifted, b),  # misaligned start
     }
     for kernel, (x, y) in cases.items():
         with record_launches() as log:
@@ -281,12 +282,67 @@ def test_v2_launch_config_table():
     bf16 = torch.bfloat16
     assert kernel(bf16, 8192, 8192, 8192) == ("matmul_v2_kernel", 256)
     assert kernel(bf16, 1024, 1024, 1024) == ("matmul_v2_kernel", 128)
-    assert kernel(bf16, 8192, 8192, 8192, version=1) == ("matmul_kernel", 256)
-    assert kernel(bf16, 64, 64, 33)[0] == "matmul_kernel"  # K rows not 16 B
-    assert kernel(torch.float32, 64, 64, 64)[0] == "matmul_kernel"
+    assert kernel(bf16, 8192, 8192, 8192, version=1) == ("matmul_v1_kernel", 256)
+    assert kernel(bf16, 64, 64, 33)[0] == "matmul_v1_kernel"  # K rows not 16 B
+    assert kernel(torch.float32, 64, 64, 64)[0] == "matmul_v1_kernel"
     assert mm.launch_config(bf16, 0, 8, 8) == []
     with pytest.raises(ValueError, match="version"):
-        mm.launch_config(bf16, 8, 8, 8, version=3)
+        mm.launch_config(bf16, 8, 8, 8, version=4)
+
+
+# Version 3: version 2 with the epilogue stored in two halves.
+SMALL_V3 = mm.MatmulConfig(32, 32, 16, GROUP_M=2, num_warps=4, num_stages=2)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=DTYPE_IDS[1:])
+@pytest.mark.parametrize("shape", V2_SHAPES.values(), ids=V2_SHAPES.keys())
+def test_v3_split_epilogue(shape, dtype, device):
+    # Each half of a tile is stored by its own clipped TMA store: a ragged
+    # right edge may cut the second half or drop it entirely (N = 8).
+    a, b = operands(*shape, dtype, device, tag="v3")
+    check(lambda a, b: mm.matmul_v3(a, b, SMALL_V3, programs=3), a, b)
+
+
+@pytest.mark.parametrize(
+    "shape", [(48, 48, 32), (33, 80, 64)], ids=["even", "ragged-m"]
+)
+def test_fp8_matmul_accumulates_in_float32_and_rounds_once(shape, device):
+    M, N, K = shape
+    gen = torch.Generator().manual_seed(M * N + K)
+    a = torch.randn(M, K, generator=gen).to(mm.FP8).to(device)
+    b = torch.randn(K, N, generator=gen).to(mm.FP8).to(device)
+    out = mm.matmul_fp8(a, b, scale_a=0.5, scale_b=3.0, config=SMALL_V3, programs=3)
+    # e4m3 times e4m3 is exact in float32, so the float64 truth differs only
+    # by float32 summation and the final rounding to bfloat16: the bound of
+    # the 16-bit versions (two ulps, as describe.error_bound allows).
+    truth = (a.double() @ b.double()) * 1.5
+    spread = (a.double().abs() @ b.double().abs()) * 1.5
+    bound = 2 * eps(torch.bfloat16) * truth.abs() + spread * K * 2**-24
+    assert out.dtype == torch.bfloat16
+    assert ((out.double() - truth).abs() <= bound).all()
+
+
+def test_fp8_matmul_refuses_other_dtypes_and_short_rows():
+    a = torch.ones(16, 16, dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="^a must be a 2-D torch.float8_e4m3fn"):
+        mm.matmul_fp8(a, a.to(mm.FP8))
+    odd = torch.ones(16, 8).to(mm.FP8)  # rows of 8 bytes: no TMA descriptor
+    with pytest.raises(ValueError, match="multiples of 16"):
+        mm.matmul_fp8(torch.ones(16, 16).to(mm.FP8), odd)
+
+
+def test_v3_config_adds_the_fourth_stage_only_to_the_large_tiles():
+    bf16 = torch.bfloat16
+    (large,) = mm.launch_config(bf16, 8192, 8192, 8192, version=3)
+    (small,) = mm.launch_config(bf16, 1024, 1024, 1024, version=3)
+    (v2,) = mm.launch_config(bf16, 8192, 8192, 8192)
+    assert large.kernel == "matmul_v3_kernel" and large.num_stages == 4
+    assert v2.num_stages == 3 and v2.constexprs["BLOCK_N"] == 256
+    assert large.constexprs["EPILOGUE_SPLIT"] == 2
+    assert small.num_stages == 4 and small.constexprs["BLOCK_N"] == 128
+    # 4 stages of A and B tiles plus half a C tile, in bytes, within 227 KiB.
+    stages = 4 * (128 * 64 + 64 * 256) * 2
+    assert stages + 128 * 128 * 2 <= 227 * 1024 < stages + 128 * 256 * 2
 
 
 def test_napkin_math():

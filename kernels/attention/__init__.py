@@ -1,0 +1,16 @@
+"""Attention forward: the versions side by side in ``versions.py``, what the tools
+need to know (shapes, goals, artifact builds) in ``describe.py``.
+
+``kernels.attention.X`` is ``kernels.attention.versions.X`` for every name of the
+versions module; patch a kernel for a test in ``versions``, where the
+launchers look it up.
+"""
+
+from kernels.attention import versions
+from kernels.attention.describe import DESCRIPTOR
+
+__all__ = ["DESCRIPTOR", "versions"]
+
+
+def __getattr__(name: str):
+    return getattr(versions, name)
