@@ -7,8 +7,11 @@ by the practice grader (``python -m scripts.practice check NAME FILE
 program in turn and hands every ``tl.load`` and ``tl.store`` to its builder
 as an array of addresses and a mask; :func:`record` wraps those two builder
 calls, so any kernel run with ``TRITON_INTERPRET=1`` can be watched, the
-reader's own included. ``triton-viz`` does this with a richer viewer, but it
-pins its own Triton, so it is not used here.
+reader's own included. ``triton-viz`` (3.0 on PyPI) draws richer pictures,
+but it brings a web viewer and a dozen dependencies (flask, z3-solver,
+cairocffi, pyarrow, flask_cloudflared) and patches the interpreter's
+internals; it is not used here, and whether it runs on Triton 3.8 and 3.6
+was not tried.
 
 What the record cannot say: which thread holds which element. That is the
 compiled layout's choice; here, as an approximation stated wherever it is
