@@ -16,7 +16,7 @@ from typing import Any
 
 from evidence import ResultFileError
 from evidence.text import first_string_problem
-from kernels.descriptor import PROFILES
+from kernels.profiles import PROFILES
 
 # The method (docs/reference/benchmarks.md states these through method_value).
 METHOD = {

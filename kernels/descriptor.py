@@ -26,10 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Benchmark profiles: ``tiny`` runs on a CPU in seconds, ``quick`` is one
-#: representative shape, ``full`` adds L2-sized and awkward shapes,
-#: ``compare`` is the qualification project's three-shape comparison.
-PROFILES = ("tiny", "quick", "full", "compare")
+from kernels.profiles import PROFILES
 
 Shape = Mapping[str, Any]
 
