@@ -69,7 +69,8 @@ def worst_gaps(seq: int = 37, head_dim: int = 16, seed: int = 0) -> dict[str, fl
     gaps = {}
     for name, kept in (("stored", {"p": p}), ("recomputed", {"lse": lse})):
         grads = backward(q, k, v, o, do, **kept)
-        gaps[name] = max((g - t).abs().max().item() for g, t in zip(grads, truth, strict=True))
+        pairs = zip(grads, truth, strict=True)
+        gaps[name] = max((g - t).abs().max().item() for g, t in pairs)
     return gaps
 
 
