@@ -110,7 +110,8 @@ def options_table(shape: Shape = WORKED) -> str:
                 f"{matmul_flops(shape, products['backward']) / 1e9:,.0f} GFLOP",
             ]
         )
-    head = ["option", "held for the backward", "least traffic", "products", "FLOPs"]
+    head = ["option", "kept for the backward", "traffic", "backward products"]
+    head.append("backward FLOPs")
     return markdown_table(head, rows)
 
 

@@ -46,7 +46,8 @@ def check_against_autograd(rows: int, cols: int, seed: int = 0) -> tuple:
     # --8<-- [end:check]
 
 
-#: Awkward shapes: one column, a prime width, one past a power of two.
+#: Awkward shapes: one column, a prime one past a power of two, and a
+#: width that leaves part of its block as padding.
 SHAPES = ((3, 1), (5, 257), (2, 1000))
 
 if __name__ == "__main__":

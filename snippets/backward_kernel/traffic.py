@@ -83,6 +83,18 @@ def wide_access_bytes(build: str) -> int:
     return 128 // 8
 
 
+EX1_ROWS, EX1_COLS = 4096, 1000  # exercise 1's float32 tensor
+
+
+# --8<-- [start:exercise]
+def bytes_exercise(rows=EX1_ROWS, cols=EX1_COLS, itemsize=4) -> dict:
+    """Exercise 1: bytes of the forward, the fused backward and autograd's
+    composite backward for float32 rows."""
+    kernels = {"forward": FORWARD, "fused": FUSED_BACKWARD, "eager": EAGER_COMPOSITE}
+    return {name: bytes_moved(k, rows, cols, itemsize) for name, k in kernels.items()}
+    # --8<-- [end:exercise]
+
+
 def bytes_text(n: int) -> str:
     return f"{n / 2**20:,.0f} MiB"
 
@@ -115,6 +127,8 @@ def facts() -> dict[str, str]:
         "forward-exp2": str(fwd["exp2"]),
         "registers": str(back["registers"]),
         "spills": str(back["spills"]),
+        "ex1.question": f"{EX1_ROWS:,} rows of {EX1_COLS:,} float32 values",
+        **{f"ex1.{k}": f"{v:,} bytes" for k, v in bytes_exercise().items()},
     }
 
 

@@ -36,3 +36,9 @@ def test_table_and_facts():
     facts = a.facts()
     assert facts["p-held"] == "1.00 GiB" and facts["backward-over-forward"] == "2.5"
     assert facts["p-model"] == "32.00 GiB"
+
+
+def test_exercise_two_by_hand():
+    # D / itemsize = ridge: D = 2 * 206.1 in bf16, 4 * 206.1 in fp32.
+    facts = a.facts()
+    assert facts["break-even"] == "412" and facts["break-even-fp32"] == "825"

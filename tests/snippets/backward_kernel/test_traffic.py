@@ -85,3 +85,10 @@ def test_facts():
     facts = t.facts()
     assert facts["eager-ratio"] == "6" and facts["backward-over-forward"] == "1.5"
     assert facts["fused-bytes"] == "768 MiB"  # 3 * 32768 * 4096 * 2 bytes
+
+
+def test_exercise_by_hand():
+    answer = t.bytes_exercise()
+    assert answer["fused"] == 3 * 4096 * 1000 * 4 == 49_152_000
+    assert answer["eager"] == 18 * 4096 * 1000 * 4 == 6 * answer["fused"]
+    assert t.facts()["ex1.fused"] == "49,152,000 bytes"
