@@ -25,3 +25,10 @@ def test_a_wrong_gradient_is_caught(monkeypatch):
     monkeypatch.setattr(it, "softmax_backward", lambda y, dy: y * dy)
     gap, largest = it.check_against_autograd(3, 17)
     assert gap > 1e-3 * largest
+
+
+def test_a_bare_kernel_call_carries_no_gradient_history():
+    # Why the Function exists: the kernel's output is a fresh tensor.
+    x = torch.randn(2, 5, requires_grad=True)
+    assert not it.softmax(x).requires_grad
+    assert it.TritonSoftmax.apply(x).requires_grad

@@ -92,3 +92,9 @@ def test_exercise_by_hand():
     assert answer["fused"] == 3 * 4096 * 1000 * 4 == 49_152_000
     assert answer["eager"] == 18 * 4096 * 1000 * 4 == 6 * answer["fused"]
     assert t.facts()["ex1.fused"] == "49,152,000 bytes"
+
+
+def test_the_forward_agrees_with_the_kernels_own_cost_model():
+    from kernels import softmax
+
+    assert t.bytes_moved(t.FORWARD, 7, 1000, 2) == softmax.bytes_moved(7, 1000, 2)
