@@ -44,7 +44,8 @@ def matrix_products(recompute: bool) -> dict[str, int]:
 
 
 def matmul_flops(shape: Shape, products: int) -> int:
-    return products * 2 * shape.seq * shape.seq * shape.head_dim * shape.heads_total
+    per_head = 2 * shape.seq * shape.seq * shape.head_dim
+    return products * per_head * shape.heads_total
 
 
 def held_bytes(shape: Shape, recompute: bool) -> int:
@@ -69,7 +70,8 @@ def extra_flops(shape: Shape) -> int:
 
 
 def flops_per_byte_saved(shape: Shape) -> float:
-    """Recomputed FLOPs per byte of P not written and read back: D / itemsize."""
+    """Recomputed FLOPs per byte of P not written and read back: about
+    D / itemsize."""
     saved = backward_bytes(shape, False) - backward_bytes(shape, True)
     return extra_flops(shape) / saved
     # --8<-- [end:options]

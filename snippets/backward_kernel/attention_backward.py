@@ -35,7 +35,7 @@ def forward(q, k, v, products: Products | None = None):
 
 
 # --8<-- [start:backward]
-def backward(q, k, v, o, do, p=None, lse=None, products: Products | None = None):
+def backward(q, k, v, o, do, p=None, lse=None, products=None):
     """dQ, dK, dV from a stored P, or (p None) from P recomputed with L.
     rowsum(dO * O) is softmax's rowsum(dP * P): a sum over D columns, not S."""
     products = products or Products()

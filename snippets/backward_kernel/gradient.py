@@ -34,7 +34,8 @@ def jacobian(y: list[float]) -> list[list[float]]:
 def grad_by_jacobian(y: list[float], dy: list[float]) -> list[float]:
     """dx_j = sum_i dy_i * d y_i / d x_j: n * n products per row."""
     jac = jacobian(y)
-    return [sum(dy[i] * jac[i][j] for i in range(len(y))) for j in range(len(y))]
+    n = len(y)
+    return [sum(dy[i] * jac[i][j] for i in range(n)) for j in range(n)]
     # --8<-- [end:jacobian]
 
 
@@ -51,8 +52,9 @@ def grad_fused(y: list[float], dy: list[float]) -> list[float]:
 def grad_by_finite_differences(
     x: list[float], dy: list[float], step: float = 1e-6
 ) -> list[float]:
-    """dx_j ≈ (L(x + h e_j) - L(x - h e_j)) / 2h for L(x) = sum(dy * softmax(x)):
-    no calculus at all, only the forward pass run twice per column."""
+    """dx_j ≈ (L(x + h e_j) - L(x - h e_j)) / 2h, where
+    L(x) = sum(dy * softmax(x)): no calculus, only the forward pass run
+    twice per column."""
 
     def loss(v):
         return sum(a * b for a, b in zip(dy, softmax(v), strict=True))

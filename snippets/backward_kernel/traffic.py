@@ -90,8 +90,11 @@ EX1_ROWS, EX1_COLS = 4096, 1000  # exercise 1's float32 tensor
 def bytes_exercise(rows=EX1_ROWS, cols=EX1_COLS, itemsize=4) -> dict:
     """Exercise 1: bytes of the forward, the fused backward and autograd's
     composite backward for float32 rows."""
-    kernels = {"forward": FORWARD, "fused": FUSED_BACKWARD, "eager": EAGER_COMPOSITE}
-    return {name: bytes_moved(k, rows, cols, itemsize) for name, k in kernels.items()}
+    cases = {"forward": FORWARD, "fused": FUSED_BACKWARD, "eager": EAGER_COMPOSITE}
+    return {
+        name: bytes_moved(kernels, rows, cols, itemsize)
+        for name, kernels in cases.items()
+    }
     # --8<-- [end:exercise]
 
 
