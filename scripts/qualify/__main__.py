@@ -156,7 +156,7 @@ def main(argv=None) -> int:
         try:
             write_verdict(verdict, out)
         except OSError as exc:
-            print(f"python -m scripts.qualify: error: --json: {exc}", file=sys.stderr)
+            print(f"{PROG}: --json: {exc}", file=sys.stderr)
             return EXIT_HARNESS
     return verdict["exit_code"]
 
