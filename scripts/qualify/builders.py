@@ -10,6 +10,7 @@ launches recorded, programs skipped.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import torch
@@ -51,8 +52,25 @@ def _public(spec: dict) -> dict:
     return {k: v for k, v in spec.items() if not k.startswith("_")}
 
 
+#: The seed of the run being built (None: the fixed seeds of earlier runs).
+_RUN_SEED: list[int | None] = [None]
+
+
+@contextlib.contextmanager
+def seeded(seed: int | None):
+    """Inside the block, every case draws its values from `seed` too, so a
+    candidate cannot know its inputs in advance; the verdict prints the seed
+    so the run can be replayed."""
+    _RUN_SEED.append(seed)
+    try:
+        yield
+    finally:
+        _RUN_SEED.pop()
+
+
 def _seed(*parts) -> int:
-    return seed_for(*parts)
+    run = _RUN_SEED[-1]
+    return seed_for(*parts) if run is None else seed_for(run, *parts)
 
 
 def tensor_spec(layout: dict, device: str | None = None) -> dict:

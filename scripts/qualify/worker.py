@@ -27,12 +27,18 @@ reads every file strictly, and lists the constructs that forging needs
 
 from __future__ import annotations
 
+# encodings.idna is imported here, before any fork: the candidate runs as
+# nobody when the evaluator is root, and an interpreter installed under /root
+# cannot be read by nobody, so a codec first looked up later (by a socket
+# call) would fail to load for a reason that is not the candidate's.
+import encodings.idna  # noqa: F401
 import importlib.util
 import inspect
 import json
 import os
 import re
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -107,6 +113,11 @@ class LaunchLog:
         return record
 
     def compile_once(self, fn, args, kwargs) -> str | None:
+        """Compile each kernel once, with the first launch's argument types.
+        Not once per specialisation: compiled inside this interpreted
+        process, a later specialisation can fail for the interpreter's own
+        reasons (its patched language), which would reject good candidates;
+        that check needs a process of its own (the docs list it as open)."""
         key = f"{fn.__module__}.{fn.__qualname__}"
         if key not in self.compiled:
             try:
@@ -124,12 +135,9 @@ class LaunchLog:
             record["writes_output"] = any(overlaps(span, s) for s in spans)
 
 
-def compile_for_sm90a(fn, args, kwargs) -> None:
-    """Compile a kernel's Python function for sm_90a ahead of time, with the
-    argument types of this launch (as scripts/artifacts compiles the
-    project's kernels). Raises what the compiler raises."""
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
+def specialisation(fn, args, kwargs) -> tuple[dict, dict, dict]:
+    """(signature, constexprs, options) of one launch: what Triton compiles
+    a separate binary for."""
     from triton.runtime.jit import JITFunction
 
     jit = JITFunction(fn)
@@ -159,7 +167,19 @@ def compile_for_sm90a(fn, args, kwargs) -> None:
         else:
             signature[name] = "constexpr"
             constexprs[name] = value
-    source = ASTSource(jit, signature, constexprs)
+    return signature, constexprs, options
+
+
+def compile_for_sm90a(fn, args, kwargs) -> None:
+    """Compile a kernel's Python function for sm_90a ahead of time, with the
+    argument types of this launch (as scripts/artifacts compiles the
+    project's kernels). Raises what the compiler raises."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.runtime.jit import JITFunction
+
+    signature, constexprs, options = specialisation(fn, args, kwargs)
+    source = ASTSource(JITFunction(fn), signature, constexprs)
     compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=options)
     if ".target sm_90a" not in compiled.asm["ptx"]:
         raise RuntimeError("the PTX is not for sm_90a")
@@ -397,6 +417,10 @@ def child_main(candidate: str, workdir: str, device: str, memory: int | None) ->
     os.environ["TRITON_INTERPRET"] = "1" if device == "cpu" else "0"
     os.environ["TRITON_CACHE_DIR"] = str(work / "triton-cache")
     os.environ["TRITON_DISABLE_LINE_INFO"] = "1"
+    # Scratch files (the compiler's too) go to the job's own directory: the
+    # sandbox's /tmp is not writable by nobody.
+    os.environ["TMPDIR"] = str(work)
+    tempfile.tempdir = str(work)
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
     sandbox.limit_resources(memory)
@@ -457,17 +481,27 @@ def _start_job(request: dict) -> None:
     """In the forked process: isolate, then run the candidate."""
     os.setsid()
     sandbox.die_with_parent()
-    if request["sandbox"] == "bubblewrap":
-        if not sandbox.own_namespaces():
+    privileged = bool(request.get("privileged"))
+    namespaced = request["sandbox"] == "bubblewrap" or privileged
+    if namespaced and not sandbox.own_namespaces(privileged):
+        if request["sandbox"] == "bubblewrap":
             os._exit(71)
+        namespaced = False  # the fallback without namespaces: as before
+    if namespaced:
         read_end, write_end = os.pipe()
         init = os.fork()  # PID 1 of the new namespace: it only waits
         if init == 0:
             sandbox.die_with_parent()
             os.close(read_end)
+            # Its own /proc (only this namespace's processes) and a small
+            # private /dev/shm; failing that, the job does not start.
+            if not sandbox.private_mounts() and privileged:
+                os._exit(74)
             job = os.fork()  # the candidate: not PID 1, so signals reach it
             if job == 0:
                 os.close(write_end)
+                if privileged:  # the host's root: become nobody first
+                    sandbox.drop_to_nobody(None)
                 sandbox.die_with_parent()
                 os._exit(_run_job(request))
             _, status = os.waitpid(job, 0)

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import evidence as results
+from evidence import sha256_bytes
 from scripts.qualify import evaluator, refresh, sandbox
 
 ROOT = results.ROOT
@@ -23,10 +24,21 @@ def test_bubblewrap_command_makes_everything_read_only_but_the_jobs(tmp_path):
     assert args[0] == "bwrap" and "--ro-bind / /" in joined
     assert "--tmpfs /tmp" in joined and "--tmpfs /dev/shm" in joined
     assert f"--bind {tmp_path} {sandbox.INSIDE_JOBS}" in joined
-    for flag in ("--unshare-all", "--die-with-parent", "--new-session"):
+    for flag in ("--die-with-parent", "--new-session"):
         assert flag in args
-    assert "--dev-bind" not in args  # only a GPU run sees the real /dev
-    assert "--dev-bind" in sandbox.bwrap_args(tmp_path, "cuda")
+    if os.geteuid() == 0:  # no user namespace that maps to the host's root
+        assert "--unshare-all" not in args and "--unshare-user" not in args
+        assert {"--unshare-pid", "--unshare-net", "--unshare-ipc"} <= set(args)
+    else:
+        assert "--unshare-all" in args
+    assert "--dev-bind" not in args  # only a GPU run sees device nodes
+
+
+def test_a_gpu_run_sees_only_the_gpu_device_nodes(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "gpu_device_nodes", lambda: ["/dev/nvidia0"])
+    joined = " ".join(sandbox.bwrap_args(tmp_path, "cuda"))
+    assert "--dev-bind /dev/nvidia0 /dev/nvidia0" in joined
+    assert "--dev-bind /dev /dev" not in joined and "--dev /dev" in joined
 
 
 def test_a_checkout_under_tmp_stays_visible_inside(tmp_path, monkeypatch):
@@ -132,7 +144,10 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
     monkeypatch.setattr(evaluator.ForkServer, "_instances", {})
     sandbox.bwrap_works.cache_clear()
     try:
-        verdict = evaluator.qualify(candidate, timeout_s=refresh.CORPUS_TIMEOUT_S)
+        sha = sha256_bytes(candidate.read_bytes())
+        verdict = evaluator.qualify(
+            candidate, timeout_s=refresh.CORPUS_TIMEOUT_S, reviewed=sha
+        )
     finally:
         for server in evaluator.ForkServer._instances.values():
             server.close()
