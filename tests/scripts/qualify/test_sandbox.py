@@ -4,6 +4,7 @@ and the cleanup of work directories an evaluator left behind. The hostile
 candidate's live run is here too: it tries to write into the repository,
 to leave a process behind and to reach the network."""
 
+import json
 import os
 import resource
 import textwrap
@@ -160,3 +161,54 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
         assert not (target / "mark").exists()
     else:
         pytest.skip("not root: the fallback runs the candidate as this user")
+
+
+def test_as_root_a_candidate_gets_nothing_the_host_can_use(tmp_path):
+    """The must-show of issue 36, live: a set-user-ID file it makes is
+    nobody's on a nosuid mount, a host-only file stays unread, its /proc
+    holds only its own processes, and its scratch space has a size limit."""
+    if os.geteuid() != 0:
+        pytest.skip("the uid mapping checked here is the root path")
+    secret = tmp_path / "host-only"
+    secret.write_text("host secret 67890")
+    secret.chmod(0o600)
+    candidate = tmp_path / "probe.py"
+    candidate.write_text(
+        textwrap.dedent(
+            f"""
+            import os
+
+            def residual_add_relu(x, residual):
+                made = os.path.join(os.path.dirname(__file__), "suid")
+                open(made, "w").close()
+                os.chmod(made, 0o4755)
+                try:
+                    secret = open({str(secret)!r}).read()
+                except OSError:
+                    secret = "unread"
+                try:
+                    with open("/dev/shm/fill", "wb") as f:
+                        f.write(bytes(100 << 20))
+                    filled = "fits"
+                except OSError:
+                    filled = "full"
+                procs = [p for p in os.listdir("/proc") if p.isdigit()]
+                raise TypeError(
+                    f"uid={{os.stat(made).st_uid}} secret={{secret}} "
+                    f"shm={{filled}} procs={{len(procs)}} cwd={{os.getcwd()}}"
+                )
+            """
+        )
+    )
+    before = set(os.listdir("/dev/shm"))
+    verdict = evaluator.qualify(
+        candidate,
+        timeout_s=refresh.CORPUS_TIMEOUT_S,
+        reviewed=sha256_bytes(candidate.read_bytes()),
+    )
+    detail = verdict["first_failure"]["detail"]
+    assert "uid=65534" in detail and "secret=unread" in detail, detail
+    assert "shm=full" in detail and "procs=2" in detail, detail
+    assert set(os.listdir("/dev/shm")) - before == set()
+    assert any("nosuid, nodev" in d for d in verdict["isolation"]["details"])
+    assert "67890" not in json.dumps(verdict)
