@@ -104,8 +104,9 @@ BLACK_BOX_LIMITS = [
     "date or on another GPU",
     "races and ordering bugs the interpreter's one-program-at-a-time run never shows",
     "claims the sandboxed process makes about itself (launches, exceptions, "
-    "memory sharing): a candidate running there can forge them; review the "
-    "listed constructs before trusting a pass",
+    "memory sharing): a candidate that reaches the code writing them can "
+    "forge them; the static gate refuses the constructs that would, and a "
+    "reviewer who overrides it takes that on",
 ]
 
 

@@ -243,6 +243,19 @@ def own_namespaces(privileged: bool = False) -> bool:
     return True
 
 
+@functools.cache
+def namespaces_work() -> bool:
+    """True when a forked child can enter a PID and mount namespace of its
+    own as the host's root (the fallback then uses them; probed once)."""
+    if os.geteuid() != 0:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if own_namespaces(privileged=True) else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 MNT_DETACH = 2
 #: The candidate's own scratch space (/dev/shm inside the sandbox).

@@ -482,11 +482,9 @@ def _start_job(request: dict) -> None:
     os.setsid()
     sandbox.die_with_parent()
     privileged = bool(request.get("privileged"))
-    namespaced = request["sandbox"] == "bubblewrap" or privileged
+    namespaced = request["sandbox"] == "bubblewrap" or _namespaced(request)
     if namespaced and not sandbox.own_namespaces(privileged):
-        if request["sandbox"] == "bubblewrap":
-            os._exit(71)
-        namespaced = False  # the fallback without namespaces: as before
+        os._exit(71)  # the probe said they work: refuse to run without them
     if namespaced:
         read_end, write_end = os.pipe()
         init = os.fork()  # PID 1 of the new namespace: it only waits
@@ -565,8 +563,18 @@ def _kill_job(pid: int, request: dict, sig) -> None:
             target()
         except (ProcessLookupError, PermissionError):
             pass
-    if request["sandbox"] != "bubblewrap":
+    # A job in a PID namespace of its own took everything it started with
+    # it. Only a job without one leaves processes to hunt down by user; and
+    # killing every process of `nobody` would also kill the candidates of
+    # another evaluator running at the same time.
+    if request["sandbox"] != "bubblewrap" and not _namespaced(request):
         sandbox.kill_user()
+
+
+def _namespaced(request: dict) -> bool:
+    """Whether this job ran in namespaces of its own (the fallback as root
+    does, where the kernel allows it; probed once)."""
+    return bool(request.get("privileged")) and sandbox.namespaces_work()
 
 
 if __name__ == "__main__":
