@@ -67,6 +67,8 @@ CHECKS = {
     "dtype and device",
     "output-fresh": "the result shares no memory with an input or with an "
     "earlier result",
+    "state-unchanged": "the call leaves the process as it found it: the same "
+    "number of open files and threads, autograd's mode, the RNG's state",
     "inputs-unchanged": "both inputs' storages are bit-for-bit what they were "
     "before the call, and no in-place write touched them (even one undone)",
     "values": "every element whose reference is a number matches it within "

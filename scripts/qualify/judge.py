@@ -277,6 +277,11 @@ def judge_kernel_call(
         out["aliases"]
         and "the result shares memory with " + " and ".join(out["aliases"]),
     )
+    tally.check(
+        "state-unchanged",
+        claim["state_changed"]
+        and "the call changed " + clip("; ".join(claim["state_changed"]), 240),
+    )
     if call.mode != "values":
         return tally.failures, tally.evaluated, None
     changed = []

@@ -39,6 +39,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -258,6 +259,33 @@ def overlaps(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
     return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
 
+def process_state() -> dict:
+    """What a call must leave as it found it outside its tensors: open file
+    descriptors, running threads, autograd's mode and the RNG's state."""
+    try:
+        fds = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        fds = -1
+    return {
+        "open file descriptors": fds,
+        "threads": threading.active_count(),
+        "grad mode": torch.is_grad_enabled(),
+        "the CPU RNG state": hash(torch.random.get_rng_state().numpy().tobytes()),
+    }
+
+
+def state_changes(before: dict, after: dict) -> list[str]:
+    return [
+        f"{name}: {_shown(before[name])} before, {_shown(after[name])} after"
+        for name in before
+        if before[name] != after[name]
+    ]
+
+
+def _shown(value) -> str:
+    return "changed" if isinstance(value, int) and abs(value) > 1 << 20 else str(value)
+
+
 def dirty_freed_memory(nbytes: int, device: str, copies: int = 4) -> None:
     """Fill memory the allocator is likely to hand out next with DIRT_BYTE,
     then free it: an output the kernel never writes then holds -97.38 (or
@@ -336,10 +364,12 @@ class CaseRunner:
         self.log.begin_call(plan_only=mode == "plan")
         versions = [t._version if torch.is_tensor(t) else None for t in tensors]
         out = raised = None
+        state = process_state()
         try:
             out = self.function(*tensors)
         except BaseException as exc:  # SystemExit included: it is a result
             raised = describe_exception(exc)
+        changed_state = state_changes(state, process_state())
         written = [
             name
             for name, t, v in zip(("x", "residual"), tensors, versions, strict=True)
@@ -352,6 +382,7 @@ class CaseRunner:
             "input_device": None,
             "output": None,
             "inputs_written": written,
+            "state_changed": changed_state,
         }
         first = tensors[0]
         claim["input_device"] = str(first.device) if torch.is_tensor(first) else None

@@ -133,6 +133,7 @@ def claim():
         "input_device": "cpu",
         "output": output,
         "inputs_written": [],
+        "state_changed": [],
     }
     return {"name": "size-1", "seconds": 0.5, "calls": [call]}
 

@@ -37,7 +37,7 @@ def test_contract_text_matches_the_committed_contract():
         "0 qualified, 1 rejected, 2 harness error, 3 inconclusive here, "
         "4 internal error"
     )
-    assert pages.check_count() == 16
+    assert pages.check_count() == 17
     assert pages.kernel_case_count() == 32 and pages.unsupported_case_count() == 5
     assert pages.isolation_text().startswith(("bubblewrap (", "fallback ("))
     assert pages.limits_text().startswith("30 s per case, 300 s for the whole run")
