@@ -448,6 +448,9 @@ def qualify(
     say("")
     for line in review_lines(verdict.to_dict()):
         say(line)
+    say("cannot establish here (a pass says nothing about these):")
+    for item in verdict.cannot_establish:
+        say(f"  - {item}")
     say(verdict.printed["verdict"])
     return verdict.to_dict()
 
