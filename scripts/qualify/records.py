@@ -157,6 +157,7 @@ CALL = {
     "output": ("?", OUTPUT),
     "inputs_written": [STR],
     "state_changed": [STR],
+    "earlier_changed": [STR],
 }
 CLAIM_SHAPES = {
     "case": {"name": STR, "seconds": NUM, "calls": [CALL]},

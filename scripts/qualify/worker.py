@@ -244,6 +244,9 @@ class CaseRunner:
         self.device = device
         self.log = log
         self.alive: list[tuple[str, torch.Tensor]] = []  # earlier outputs
+        # (label, the output, its bytes when its call returned)
+        self.at_return: list[tuple[str, torch.Tensor, torch.Tensor]] = []
+        self.reported: set[str] = set()  # earlier results already found changed
         self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.safetensors
 
     def materialize(self, spec):
@@ -309,6 +312,7 @@ class CaseRunner:
         except BaseException as exc:  # SystemExit included: it is a result
             raised = describe_exception(exc)
         changed_state = state_changes(state, process_state())
+        earlier_changed = self.earlier_changed()
         written = [
             name
             for name, t, v in zip(("x", "residual"), tensors, versions, strict=True)
@@ -322,6 +326,7 @@ class CaseRunner:
             "output": None,
             "inputs_written": written,
             "state_changed": changed_state,
+            "earlier_changed": earlier_changed,
         }
         first = tensors[0]
         claim["input_device"] = str(first.device) if torch.is_tensor(first) else None
@@ -329,8 +334,26 @@ class CaseRunner:
         if raised is None:
             claim["output"] = self.describe_output(out, tensors, label, mode)
             if mode == "values" and claim["output"]["plain"]:
-                return claim, out.detach().to("cpu", copy=True), out
+                copy = out.detach().to("cpu", copy=True)
+                self.at_return.append((label, out, copy))
+                return claim, copy, out
         return claim, None, None
+
+    def earlier_changed(self) -> list[str]:
+        """Earlier results whose bytes differ from those at their return:
+        checked after every call, so a late write shows at the call that
+        made it (the parent compares them all again at the end)."""
+        changed = []
+        for label, live, copy in self.at_return:
+            if label in self.reported:
+                continue
+            now = live.detach().to("cpu")
+            if now.shape != copy.shape or not torch.equal(
+                now.reshape(-1).view(torch.uint8), copy.reshape(-1).view(torch.uint8)
+            ):
+                changed.append(label)
+                self.reported.add(label)
+        return changed[:20]
 
     def describe_output(self, out, tensors, label: str, mode: str) -> dict:
         plain = type(out) is torch.Tensor

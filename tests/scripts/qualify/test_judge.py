@@ -66,6 +66,7 @@ def _claim(output=None, raised=None, launches=()):
         "output": output,
         "inputs_written": [],
         "state_changed": [],
+        "earlier_changed": [],
     }
 
 

@@ -134,6 +134,7 @@ def claim():
         "output": output,
         "inputs_written": [],
         "state_changed": [],
+        "earlier_changed": [],
     }
     return {"name": "size-1", "seconds": 0.5, "calls": [call]}
 
