@@ -1,14 +1,16 @@
 """Command line of the evaluator: ``python -m scripts.qualify PATH``.
 
-Exit codes: 0 qualified, 1 rejected, 2 harness error (including bad
-arguments: each is refused in one line before anything runs), 3 inconclusive
-here (see ``scripts/qualify/evaluator.py``).
+Exit codes: 0 qualified, 1 rejected (refused by the static gate included),
+2 harness error (including bad arguments: each is refused in one line before
+anything runs), 3 inconclusive here (see ``scripts/qualify/evaluator.py``),
+4 internal error of the evaluator (one line, never a traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -19,11 +21,13 @@ from scripts.qualify.evaluator import (
     DEFAULT_MEMORY_BYTES,
     DEFAULT_TIMEOUT_S,
     EXIT_HARNESS,
+    EXIT_INTERNAL,
     HarnessError,
     check_limits,
     qualify,
     write_verdict,
 )
+from scripts.qualify.review import escape
 
 PROG = "python -m scripts.qualify"
 #: Where --json may write inside the repository (anywhere outside it is fine).
@@ -73,6 +77,19 @@ def parse_args(argv):
         help="address-space cap of the candidate's process in GiB, at least 1, "
         f"or 'none' (default {DEFAULT_MEMORY_BYTES['cpu'] >> 30} on cpu, none "
         "on cuda)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="replay a run: the seed its verdict printed (default: a fresh one)",
+    )
+    parser.add_argument(
+        "--reviewed",
+        metavar="SHA256",
+        default=None,
+        help="run a source the static gate refuses, after reading all of it: "
+        "its sha256 as the evaluator printed it",
     )
     parser.add_argument(
         "--quiet-source",
@@ -139,24 +156,37 @@ def main(argv=None) -> int:
         memory = memory_bytes(args.memory)
         out = json_path(args.json)
         check_limits(args.device, args.timeout, args.deadline, memory)
+        if args.seed is not None and not 0 <= args.seed < 1 << 32:
+            raise ArgumentError(f"--seed must be from 0 to 2**32 - 1, got {args.seed}")
+        if args.reviewed is not None and not re.fullmatch(
+            r"[0-9a-f]{64}", args.reviewed
+        ):
+            raise ArgumentError("--reviewed must be a sha256 (64 hex digits)")
     except (ArgumentError, HarnessError) as exc:
         print(f"{PROG}: {exc} (see --help)", file=sys.stderr)
         return EXIT_HARNESS
-    verdict = qualify(
-        args.path,
-        args.device,
-        collect_all=args.all,
-        timeout_s=args.timeout,
-        deadline_s=args.deadline,
-        memory_bytes=memory,
-        out=sys.stdout,
-        show_source=not args.quiet_source,
-    )
+    try:
+        verdict = qualify(
+            args.path,
+            args.device,
+            collect_all=args.all,
+            timeout_s=args.timeout,
+            deadline_s=args.deadline,
+            memory_bytes=memory,
+            out=sys.stdout,
+            show_source=not args.quiet_source,
+            seed=args.seed,
+            reviewed=args.reviewed,
+        )
+    except Exception as exc:  # a bug of ours: one line, its own exit code
+        text = escape(" ".join(str(exc).split()))[:300]
+        print(f"{PROG}: internal error: {type(exc).__name__}: {text}", file=sys.stderr)
+        return EXIT_INTERNAL
     if out is not None:
         try:
             write_verdict(verdict, out)
         except OSError as exc:
-            print(f"python -m scripts.qualify: error: --json: {exc}", file=sys.stderr)
+            print(f"{PROG}: --json: {exc}", file=sys.stderr)
             return EXIT_HARNESS
     return verdict["exit_code"]
 

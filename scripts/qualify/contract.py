@@ -21,13 +21,18 @@ from scripts.qualify.cases import (
     bench_shapes,
     cases,
 )
+from scripts.qualify.gate import gate_rules
 
 EXIT_QUALIFIED, EXIT_REJECTED, EXIT_HARNESS, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+#: The evaluator itself failed (a bug, never the candidate's doing): one
+#: line on stderr, never a traceback, and never the code of a verdict.
+EXIT_INTERNAL = 4
 EXIT_CODES = {
     "qualified": EXIT_QUALIFIED,
     "rejected": EXIT_REJECTED,
     "harness-error": EXIT_HARNESS,
     "inconclusive": EXIT_INCONCLUSIVE,
+    "internal-error": EXIT_INTERNAL,
 }
 SCHEMA_VERSION = 3
 FUNCTION = worker.CANDIDATE_FUNCTION
@@ -44,6 +49,9 @@ MAX_TIMEOUT_S = 3600.0
 
 #: Checks, in the order a case applies them (the first failure is reported).
 CHECKS = {
+    "source-gate": "the source uses only what a kernel module needs (the "
+    "static gate's allow-list, checked before any of it runs), unless a "
+    "reviewer who read it passed its sha256 with --reviewed",
     "completes": "the call returns: no exception, crash or hang on a supported "
     "input, within the per-case timeout and the overall deadline",
     "records-well-formed": "every file the sandboxed process writes back is "
@@ -59,6 +67,8 @@ CHECKS = {
     "dtype and device",
     "output-fresh": "the result shares no memory with an input or with an "
     "earlier result",
+    "state-unchanged": "the call leaves the process as it found it: the same "
+    "number of open files and threads, autograd's mode, the RNG's state",
     "inputs-unchanged": "both inputs' storages are bit-for-bit what they were "
     "before the call, and no in-place write touched them (even one undone)",
     "values": "every element whose reference is a number matches it within "
@@ -96,8 +106,24 @@ BLACK_BOX_LIMITS = [
     "date or on another GPU",
     "races and ordering bugs the interpreter's one-program-at-a-time run never shows",
     "claims the sandboxed process makes about itself (launches, exceptions, "
-    "memory sharing): a candidate running there can forge them; review the "
-    "listed constructs before trusting a pass",
+    "memory sharing): a candidate that reaches the code writing them can "
+    "forge them; the static gate refuses the constructs that would, and a "
+    "reviewer who overrides it takes that on",
+]
+
+
+#: What this run cannot establish, in every verdict (not only on the pages).
+CANNOT_ESTABLISH = [
+    "races and ordering between programs: the interpreter runs one program "
+    "instance at a time, in order (a CPU run)",
+    "speed: interpreter time says nothing about a GPU",
+    "that the GPU runs this source: it compiles its own snapshot of the file; "
+    "only the sha256 printed here ties the verdict to these bytes",
+    "behaviour past this run: work started later than the run's deadline, "
+    "after more calls than the cases make, or on inputs never tried",
+    "what the candidate's process says about itself (launch records, "
+    "exceptions): the static gate limits what it can reach, the bytes are "
+    "judged here, but its claims stay claims",
 ]
 
 
@@ -148,6 +174,8 @@ def contract() -> dict:
             "memory_bytes": dict(DEFAULT_MEMORY_BYTES),
         },
         "review_constructs": review.construct_names(),
+        "gate_rules": gate_rules(),
+        "cannot_establish": list(CANNOT_ESTABLISH),
         # The descriptor's own serialisation (the one results/kernels.json has).
         "goals": DESCRIPTOR.catalog_entry()["goals"],
     }

@@ -5,7 +5,7 @@ Usage (from the repository root)::
 
     python -m scripts.qualify PATH [--device cpu|cuda] [--json OUT] [--all]
                               [--timeout SECONDS] [--deadline SECONDS]
-                              [--memory GIB]
+                              [--memory GIB] [--seed N] [--reviewed SHA256]
 
 PATH is any Python file that defines ``residual_add_relu(x, residual)`` with
 the contract of ``kernels/residual_add_relu.py`` (see the Kernel Correctness
@@ -14,37 +14,50 @@ Contracts page). The evaluator
 1. reads the source as bytes, shows it (control characters escaped) with its
    sha256 before running any of it, and lists constructs a reviewer should
    read before trusting a pass (``scripts/qualify/review.py``);
-2. builds every input itself and keeps private copies; runs the candidate in
+2. refuses, before anything runs, source that uses more than a kernel module
+   needs (``scripts/qualify/gate.py``), unless ``--reviewed`` names its
+   sha256;
+3. builds every input itself from a fresh seed (printed; ``--seed`` replays
+   it), shuffles the cases, keeps private copies; runs the candidate in
    a sandbox (``scripts/qualify/sandbox.py``: bubblewrap, or a documented
    fallback, and the verdict says which) with a timeout per case, an overall
    deadline and a memory cap;
-3. reads back only strictly checked files (``scripts/qualify/records.py``):
+4. reads back only strictly checked files (``scripts/qualify/records.py``):
    values, input mutations and changes after a call returned are judged here
    from tensor bytes; a malformed file is a rejection naming it;
-4. prints every case and a verdict, and returns the verdict as data (kind
+5. prints every case and a verdict, and returns the verdict as data (kind
    "verdict" of ``evidence``), the contract it checked included.
 
 Exit codes: 0 qualified; 1 rejected (the first failing check and case are
-named; ``--all`` runs every case and lists every failure); 2 harness error
-(no such file, not UTF-8, a syntax error, no function ``residual_add_relu``,
-bad arguments); 3 inconclusive here (every failure is one a known interpreter
-divergence explains: the verdict names it; run on a GPU to decide).
+named; ``--all`` runs every case and lists every failure; a refusal by the
+static gate is a rejection by ``source-gate``); 2 harness error (no such
+file, not UTF-8, a syntax error, no function ``residual_add_relu``, bad
+arguments, an address-space limit too low to run); 3 inconclusive here
+(every failure is one a known interpreter divergence explains: the verdict
+names it; run on a GPU to decide); 4 internal error of the evaluator (one
+line on stderr, never a traceback).
 
 Evidence kind: on ``cpu`` the interpreter shows the candidate computes the
 right values for these inputs and that its kernels compile for sm_90a; it
 cannot show races or speed, and shapes too large to interpret get their
 launch checked, not their values (the case list says which). What no
-black-box run can show is listed in ``BLACK_BOX_LIMITS``.
+black-box run can show is listed in ``BLACK_BOX_LIMITS``, and what this run
+cannot establish in every verdict's ``cannot_establish``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import random
+import resource
+import secrets
 import shutil
 import signal
+import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -52,10 +65,12 @@ import torch
 from evidence import display_path, sha256_bytes
 from evidence import write as write_result
 from evidence.provenance import software_info
-from scripts.qualify import records, review, sandbox
+from scripts.qualify import gate, records, review, sandbox
+from scripts.qualify.builders import seeded
 from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Call, Case, cases
 from scripts.qualify.contract import (  # noqa: F401  (the evaluator's names)
     BLACK_BOX_LIMITS,
+    CANNOT_ESTABLISH,
     CHECK_ORDER,
     CHECKS,
     DEFAULT_DEADLINE_S,
@@ -66,6 +81,7 @@ from scripts.qualify.contract import (  # noqa: F401  (the evaluator's names)
     EXIT_CODES,
     EXIT_HARNESS,
     EXIT_INCONCLUSIVE,
+    EXIT_INTERNAL,
     EXIT_QUALIFIED,
     EXIT_REJECTED,
     FUNCTION,
@@ -84,6 +100,15 @@ from scripts.qualify.judge import (
 )
 from scripts.qualify.records import RecordError
 from scripts.qualify.sandbox import ForkServer, SandboxGone  # noqa: F401
+from scripts.qualify.verdict import (  # noqa: F401  (the evaluator's names)
+    Verdict,
+    case_line,
+    explained_by_divergence,
+    review_lines,
+    verdict_line,
+)
+
+MIN_MEMORY_BYTES = 2 << 30  # torch and Triton map about 1 GiB
 
 
 @dataclass
@@ -107,6 +132,7 @@ def run_cases(
     limits: Limits,
     report,
     max_numel: int,
+    seed: int | None = None,
 ) -> tuple[list[CaseResult], float | None]:
     """Run the candidate on every case in the sandbox and judge each case here
     as its files arrive; `report(case_result)` sees each one. Without
@@ -114,7 +140,8 @@ def run_cases(
     the results and the child's CPU seconds (None if it was cut short)."""
     interpreter = device == "cpu"
     try:
-        built = [case.calls(device, max_numel) for case in selected]
+        with seeded(seed):
+            built = [case.calls(device, max_numel) for case in selected]
     except (MemoryError, RuntimeError) as exc:
         raise HarnessError(f"the evaluator could not build its inputs: {exc}") from exc
     server = ForkServer.get(device)
@@ -137,7 +164,6 @@ def run_cases(
 
     exit_code = None
     cpu_s = None
-    stopped = False
     try:
         _write_inputs(work, source, selected, built)
         server.start(work, device, limits.memory_bytes)
@@ -162,7 +188,6 @@ def run_cases(
                 finish(item.result)
                 stage_since = time.monotonic()
                 if item.result.result == "fail" and not collect_all:
-                    stopped = True
                     break
                 continue
             if exit_code is not None:
@@ -184,7 +209,6 @@ def run_cases(
                     "completes",
                     f"the overall deadline of {limits.deadline_s:g} s passed",
                 )
-                stopped = True
                 break
             if now - stage_since > limits.case_timeout_s:
                 in_case = any(w.startswith("start ") for w in words)
@@ -193,16 +217,16 @@ def run_cases(
                     "completes",
                     f"no result after {limits.case_timeout_s:g} s ({what}): a hang",
                 )
-                stopped = True
                 break
     except RecordError as exc:
-        fail_current("records-well-formed", f"{exc.file} {exc.problem}")
-        stopped = True
+        fail_current("records-well-formed", clip(f"{exc.file} {exc.problem}", 300))
+    except FileNotFoundError as exc:
+        name = clip(Path(exc.filename or "a file").name, 60)
+        fail_current("records-well-formed", f"{name} is missing")
     except SandboxGone as exc:
         fail_current("completes", f"{exc} during the run (the candidate killed it?)")
-        stopped = True
     finally:
-        if stopped or exit_code is None:
+        if exit_code is None:  # still running: stop it, and read its end
             server.kill_job()
             try:
                 server.exit_code(timeout=10)
@@ -296,10 +320,20 @@ def _early_end(status: dict, exit_code: int, work: Path, in_case: bool) -> str:
 
 
 def _tail(path: Path, lines: int = 8) -> str:
+    """The last lines of a file the child wrote: opened without following a
+    link, only if it is a regular file, only its last 4000 bytes."""
     try:
-        data = path.read_bytes()[-4000:]
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "(its output file was replaced by something that is not a file)"
+        os.lseek(fd, max(0, info.st_size - 4000), os.SEEK_SET)
+        data = os.read(fd, 4000)
+    finally:
+        os.close(fd)
     text = data.decode("utf-8", errors="replace").strip().splitlines()
     return review.escape("\n".join(text[-lines:]))
 
@@ -339,84 +373,23 @@ def check_limits(
     deadline = positive("deadline", deadline_s, DEFAULT_DEADLINE_S[device])
     if memory_bytes == "default":
         memory = DEFAULT_MEMORY_BYTES[device]
+        if memory is not None:  # a lower `ulimit -v` already in force wins
+            memory = sandbox.clamped(resource.RLIMIT_AS, memory)
     elif memory_bytes is None:
         memory = None
     elif type(memory_bytes) is int and memory_bytes >= 1 << 30:
         memory = memory_bytes
     else:
         raise HarnessError(f"--memory must be at least 1 GiB, got {memory_bytes!r}")
+    if memory is not None and memory < MIN_MEMORY_BYTES:
+        raise HarnessError(
+            f"the address-space limit in force (ulimit -v) allows "
+            f"{memory / (1 << 30):.2g} GiB; the candidate's process needs at "
+            f"least {MIN_MEMORY_BYTES >> 30} GiB: raise it, or run with --memory none"
+        )
+    if memory is not None:
+        memory = sandbox.clamped(resource.RLIMIT_AS, memory)
     return Limits(timeout, deadline, memory)
-
-
-@dataclass
-class Verdict:
-    """What one qualification found; ``to_dict()`` is the record --json
-    writes (kind "verdict" of ``evidence``)."""
-
-    candidate: str
-    device: str
-    interpreter_max_numel: int | None
-    mode: str
-    schema_version: int = SCHEMA_VERSION
-    record: str = "verdict"
-    sha256: str | None = None
-    backend: str = ""
-    software: dict = field(default_factory=dict)
-    isolation: dict | None = None
-    limits: dict | None = None
-    status: str | None = None
-    exit_code: int | None = None
-    first_failure: dict | None = None
-    harness_error: str | None = None
-    divergence: str | None = None
-    review: list = field(default_factory=list)
-    cases: list = field(default_factory=list)
-    failed_checks: list = field(default_factory=list)
-    counts: dict | None = None
-    printed: dict | None = None
-    contract: dict = field(default_factory=contract)
-    elapsed_s: float | None = None
-    child_cpu_s: float | None = None
-
-    def __post_init__(self):
-        self.backend = "triton-interpreter" if self.device == "cpu" else "gpu"
-
-    def to_dict(self) -> dict:
-        keys = (
-            "schema_version record candidate sha256 device backend "
-            "interpreter_max_numel software mode isolation limits status "
-            "exit_code first_failure harness_error divergence review cases "
-            "failed_checks counts printed contract elapsed_s child_cpu_s"
-        ).split()
-        return {key: getattr(self, key) for key in keys}
-
-    def conclude(self, results: list[CaseResult], text: str, max_numel: int):
-        """Status, exit code, cases and counts from the judged cases."""
-        self.cases = [r.to_dict() for r in results]
-        for entry, r in zip(self.cases, results, strict=True):
-            entry["mode"] = r.case.mode_on(self.device, max_numel)
-            entry["printed"] = case_line(entry)
-        failures = [f for r in results for f in r.failures]
-        self.failed_checks = sorted({f.check for f in failures}, key=CHECK_ORDER.index)
-        divergence = explained_by_divergence(self.device, text, results)
-        if failures:
-            self.first_failure = failures[0].to_dict()
-        if failures and divergence:
-            self.status, self.exit_code = "inconclusive", EXIT_INCONCLUSIVE
-            self.divergence = divergence
-        elif failures:
-            self.status, self.exit_code = "rejected", EXIT_REJECTED
-        else:
-            self.status, self.exit_code = "qualified", EXIT_QUALIFIED
-        self.counts = {
-            "kernel_cases": sum(r.case.kind == "kernel" for r in results),
-            "unsupported_cases": sum(r.case.kind == "unsupported" for r in results),
-            "passed": sum(r.result == "pass" for r in results),
-            "failed": sum(r.result == "fail" for r in results),
-            "not_run": sum(r.result == "not run" for r in results),
-            "calls": sum(r.calls for r in results if r.result != "not run"),
-            "checks": sum(r.checks for r in results),
-        }
 
 
 def qualify(
@@ -430,12 +403,17 @@ def qualify(
     out=None,
     show_source: bool = True,
     max_numel: int = INTERPRETER_MAX_NUMEL,
+    seed: int | None = None,
+    reviewed: str | None = None,
 ) -> dict:
     """Qualify one candidate file; returns the verdict as a dict (the same
     one --json writes). Prints to `out` (None: silent). On the CPU, cases
     with more than `max_numel` elements per input get their launch checked
-    and not their values."""
+    and not their values. `seed` (default: fresh) draws the inputs and the
+    case order; `reviewed` is the sha256 of the source a reviewer has read,
+    the only way past the static gate."""
     path = Path(path)
+    seed = secrets.randbits(32) if seed is None else seed
     say = (lambda *a: print(*a, file=out, flush=True)) if out else (lambda *a: None)
     started = time.monotonic()
     sandbox.not_dumpable()
@@ -445,12 +423,17 @@ def qualify(
         interpreter_max_numel=max_numel if device == "cpu" else None,
         software=software(),
         mode="all" if collect_all else "first-failure",
+        seed=seed,
     )
+    options = Options(collect_all, max_numel, show_source, seed, reviewed)
     try:
         limits = (timeout_s, deadline_s, memory_bytes)
-        results, child_cpu_s, text = _run(
-            path, device, verdict, say, collect_all, max_numel, show_source, limits
-        )
+        results, child_cpu_s, text = _run(path, device, verdict, say, options, limits)
+    except Refused as refused:
+        verdict.refuse(refused.item)
+        say(verdict.printed["verdict"])
+        verdict.elapsed_s = round(time.monotonic() - started, 2)
+        return verdict.to_dict()
     except HarnessError as exc:
         verdict.status, verdict.exit_code = "harness-error", EXIT_HARNESS
         verdict.harness_error = str(exc)
@@ -465,11 +448,31 @@ def qualify(
     say("")
     for line in review_lines(verdict.to_dict()):
         say(line)
+    say("cannot establish here (a pass says nothing about these):")
+    for item in verdict.cannot_establish:
+        say(f"  - {item}")
     say(verdict.printed["verdict"])
     return verdict.to_dict()
 
 
-def _run(path, device, verdict, say, collect_all, max_numel, show_source, limits):
+@dataclass
+class Options:
+    collect_all: bool
+    max_numel: int
+    show_source: bool
+    seed: int
+    reviewed: str | None
+
+
+class Refused(Exception):
+    """The static gate refused the source (scripts/qualify/gate.py)."""
+
+    def __init__(self, item: dict):
+        self.item = item
+        super().__init__(gate.refusal_text(item))
+
+
+def _run(path, device, verdict, say, options: Options, limits):
     """Read, show and check the candidate, then run its cases: (results,
     the child's CPU seconds, the source text). HarnessError when it cannot."""
     if device not in ("cpu", "cuda"):
@@ -488,7 +491,12 @@ def _run(path, device, verdict, say, collect_all, max_numel, show_source, limits
     verdict.sha256 = sha256_bytes(data)
     say(f"candidate: {review.escape(display_path(path))}")
     say(f"sha256:    {verdict.sha256}")
-    if show_source:
+    if options.reviewed is not None and options.reviewed != verdict.sha256:
+        raise HarnessError(
+            "--reviewed names another version of this file: read it again "
+            f"and pass its sha256 ({verdict.sha256})"
+        )
+    if options.show_source:
         lines = data.decode("utf-8", errors="backslashreplace").splitlines()
         say(f"source ({len(lines)} lines), shown before it runs:")
         for number, line in enumerate(lines, start=1):
@@ -496,8 +504,16 @@ def _run(path, device, verdict, say, collect_all, max_numel, show_source, limits
     source, text = read_source(path)
     static_check(path, text)
     verdict.review = review.suspicious(text)
+    refused = gate.refusals(text)
+    overridden = bool(refused) and options.reviewed == verdict.sha256
+    verdict.gate = {"refused": refused, "overridden": overridden}
+    if refused and not overridden:
+        raise Refused(refused[0])
+    for item in refused:
+        say(f"gate overridden by review: {gate.refusal_text(item)}")
     verdict.isolation = sandbox.isolation(device)
     selected = cases()
+    random.Random(options.seed).shuffle(selected)  # an order no one can plan for
     n_kernel = sum(c.kind == "kernel" for c in selected)
     backend = (
         "Triton interpreter: values for these inputs, not speed"
@@ -506,6 +522,7 @@ def _run(path, device, verdict, say, collect_all, max_numel, show_source, limits
     )
     say(f"device:    {device} ({backend})")
     say(f"isolation: {verdict.isolation['method']}")
+    say(f"seed:      {options.seed} (replay with --seed {options.seed})")
     say(
         f"running {n_kernel} kernel cases and {len(selected) - n_kernel} "
         f"unsupported-input cases in the sandbox, at most "
@@ -516,86 +533,20 @@ def _run(path, device, verdict, say, collect_all, max_numel, show_source, limits
 
     def report(case_result: CaseResult) -> None:
         entry = case_result.to_dict()
-        entry["mode"] = case_result.case.mode_on(device, max_numel)
+        entry["mode"] = case_result.case.mode_on(device, options.max_numel)
         say(case_line(entry))
 
     results, child_cpu_s = run_cases(
         source,
         device,
         selected,
-        collect_all=collect_all,
+        collect_all=options.collect_all,
         limits=limits,
         report=report,
-        max_numel=max_numel,
+        max_numel=options.max_numel,
+        seed=options.seed,
     )
     return results, child_cpu_s, text
-
-
-def explained_by_divergence(device: str, text: str, results) -> str | None:
-    """The name of a known interpreter divergence that explains every
-    failure of a CPU run, or None."""
-    if device != "cpu":
-        return None
-    failures = [(r.case, f) for r in results for f in r.failures]
-    if not failures:
-        return None
-    for name, known in DIVERGENCES.items():
-        if not known["source"].search(text):
-            continue
-        if all(
-            f.check in known["checks"]
-            and any(d in case.inputs for d in known["dtypes"])
-            for case, f in failures
-        ):
-            return name
-    return None
-
-
-def review_lines(verdict: dict) -> list[str]:
-    if not verdict["review"]:
-        return []
-    lines = ["review before trusting (constructs a black-box test cannot judge):"]
-    for item in verdict["review"]:
-        lines.append(f"  line {item['line']}: {item['construct']}: {item['why']}")
-    return lines
-
-
-def case_line(entry: dict) -> str:
-    """One case as the evaluator prints it, from its verdict entry."""
-    mark = {"pass": "pass", "fail": "FAIL", "not run": "not run"}[entry["result"]]
-    text = f"  {mark:7} {entry['name']:<22} {entry['mode']:<12}"
-    if entry["result"] == "pass":
-        text += f" {entry['calls']} call(s), {entry['checks']} checks"
-    for failure in entry["failures"]:
-        where = f" call {failure['call']}" if failure["call"] else ""
-        text += f"\n          {failure['check']}{where}: {failure['detail']}"
-    return text.rstrip()
-
-
-def verdict_line(verdict: dict) -> str:
-    if verdict["status"] == "qualified":
-        c = verdict["counts"]
-        return (
-            f"verdict: QUALIFIED: {c['kernel_cases']} kernel cases and "
-            f"{c['unsupported_cases']} unsupported-input cases, "
-            f"{c['checks']} checks, all passed"
-        )
-    if verdict["status"] == "harness-error":
-        return f"verdict: HARNESS ERROR: {verdict['harness_error']}"
-    first = verdict["first_failure"]
-    where = f", call {first['call']}" if first["call"] else ""
-    if verdict["status"] == "inconclusive":
-        known = verdict["contract"]["divergences"][verdict["divergence"]]
-        return (
-            f"verdict: INCONCLUSIVE HERE: check {first['check']} failed on case "
-            f"{first['case']}{where}, and a known interpreter divergence "
-            f"explains every failure: {verdict['divergence']} (Triton "
-            f"{known['triton']}: {known['detail']}); run on a GPU to decide"
-        )
-    return (
-        f"verdict: REJECTED: check {first['check']} failed on case "
-        f"{first['case']}{where}: {first['detail']}"
-    )
 
 
 def write_verdict(verdict: dict, out: str | Path) -> Path:

@@ -277,6 +277,17 @@ def judge_kernel_call(
         out["aliases"]
         and "the result shares memory with " + " and ".join(out["aliases"]),
     )
+    if claim["earlier_changed"]:  # judged only when it fails: the end-of-run
+        tally.check(  # comparison counts these checks, from the parent's bytes
+            "unchanged-after-return",
+            "during this call, earlier results changed: "
+            + clip(", ".join(claim["earlier_changed"]), 200),
+        )
+    tally.check(
+        "state-unchanged",
+        claim["state_changed"]
+        and "the call changed " + clip("; ".join(claim["state_changed"]), 240),
+    )
     if call.mode != "values":
         return tally.failures, tally.evaluated, None
     changed = []

@@ -156,6 +156,8 @@ CALL = {
     "input_device": ("?", STR),
     "output": ("?", OUTPUT),
     "inputs_written": [STR],
+    "state_changed": [STR],
+    "earlier_changed": [STR],
 }
 CLAIM_SHAPES = {
     "case": {"name": STR, "seconds": NUM, "calls": [CALL]},

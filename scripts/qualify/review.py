@@ -95,7 +95,11 @@ def _item(line: int, construct: str, why: str) -> dict:
     return {"line": line, "construct": construct, "why": why}
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e]")
+# Control characters, line and paragraph separators, bidirectional
+# overrides and isolates, and lone surrogates (which no encoder can print).
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def escape(text: str) -> str:

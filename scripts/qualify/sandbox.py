@@ -1,32 +1,41 @@
 """Where the candidate runs: a bubblewrap sandbox, or a documented fallback
-(used by ``scripts/qualify/evaluator.py`` and ``scripts/qualify/worker.py``).
+(used by ``scripts/qualify/evaluator.py`` and ``scripts/qualify/worker.py``),
+and the client of the fork server that runs inside it (``ForkServer``).
 
 **bubblewrap** (Debian package ``bubblewrap``; ``.ci/run`` installs it), when
-``bwrap`` exists and user namespaces work. The worker (a fork server that
-imports torch and Triton once) runs inside::
+``bwrap`` exists and can start. The worker (a fork server that imports torch
+and Triton once) runs inside::
 
     bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm
-          --bind JOBS /tmp/qualify --unshare-all --die-with-parent
+          --bind JOBS /tmp/qualify --unshare-... --die-with-parent
           --new-session --chdir REPO
 
-so the repository and everything else is read-only, ``/tmp`` and
-``/dev/shm`` are private, there is no network, and the only writable place
-the parent reads is ``JOBS`` (one directory per candidate, wiped after it).
-Each candidate is then forked into a further user and PID namespace of its
-own (``unshare(2)``): it is PID 1 there, cannot see the worker or the
-evaluator, and every process it starts dies when it ends.
+so the repository and everything else is read-only, there is no network,
+and the only writable place the parent reads is ``JOBS``. As the host's
+root, bwrap gets no user namespace (its own would map the sandbox's root to
+the host's root) and keeps only the capabilities the worker needs to set up
+each candidate; otherwise ``--unshare-all``. With ``--device cuda`` only the
+``/dev/nvidia*`` nodes are bound.
 
-**Fallback**, where bwrap is missing or cannot start (a container without
-user namespaces). Weaker, and the verdict says so: the evaluator makes
-itself non-dumpable (no ptrace by the same user); the candidate's process
-starts a new session, and if the evaluator runs as root it switches to the
-unprivileged user ``nobody`` (it cannot write the repository, or signal the
-evaluator); at the end every process of that user and the session's group
-are killed.
+Each candidate is forked into a PID and mount namespace of its own (and, when
+not root, a user namespace mapping its root to this unprivileged user): it
+is not PID 1, sees only its own processes in a ``/proc`` mounted for it,
+gets a private ``/dev/shm`` with size and inode limits, and every process it
+starts dies when it ends. As root it runs as ``nobody``. The jobs directory
+is, as root, a tmpfs of its own (nosuid, nodev, a size and an inode limit),
+unmounted and removed when the server closes, or by the next evaluator if
+this one was killed.
 
-Both: the candidate gets limits on address space (``MEMORY_BYTES_DEFAULT``),
-core files (none) and processes. ``QUALIFY_SANDBOX=fallback`` forces the
-fallback (tests use it to cover both paths).
+**Fallback**, where bwrap is missing or cannot start. The same file rules
+(as root: the same namespaces, ``nobody``, the same jobs tmpfs), but no
+network cut and a repository protected only by file permissions; the
+evaluator makes itself non-dumpable, the candidate starts a new session, and
+at the end every process of ``nobody`` and the session's group is killed.
+The verdict says which path ran.
+
+Both: limits on address space (``MEMORY_BYTES_DEFAULT``, or a lower one
+already in force), core files (none) and processes. ``QUALIFY_SANDBOX=
+fallback`` forces the fallback (tests use it to cover both paths).
 """
 
 from __future__ import annotations
@@ -53,13 +62,36 @@ NOBODY = 65534
 MEMORY_BYTES_DEFAULT = 16 << 30  # address space; torch + Triton map ~1 GiB
 MAX_PROCESSES = 256  # threads count too (only enforced for a non-root user)
 JOB_PREFIX = "qualify-"
-CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNS = 0x10000000, 0x20000000, 0x00020000
 PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 4, 1
+
+
+def gpu_device_nodes() -> list[str]:
+    """The device nodes a CUDA process needs (/dev/nvidia*), and no others."""
+    nodes = sorted(str(p) for p in Path("/dev").glob("nvidia*"))
+    caps = Path("/dev/nvidia-caps")
+    if caps.is_dir():
+        nodes += sorted(str(p) for p in caps.iterdir())
+    return nodes
 
 
 def bwrap_args(jobs: Path, device: str) -> list[str]:
     """The bubblewrap command line up to the program (see the docstring)."""
-    dev = ["--dev-bind", "/dev", "/dev"] if device == "cuda" else ["--dev", "/dev"]
+    dev = ["--dev", "/dev"]
+    if device == "cuda":
+        for node in gpu_device_nodes():
+            dev += ["--dev-bind", node, node]
+    if os.geteuid() == 0:
+        # As the host's root, bwrap's own user namespace would map the
+        # sandbox's root to the host's. No user namespace then: the worker
+        # keeps the capabilities it needs to mount its namespaces and to
+        # become nobody before the candidate runs.
+        unshare = ["--unshare-ipc", "--unshare-pid", "--unshare-net"]
+        unshare += ["--unshare-uts", "--unshare-cgroup-try"]
+        for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL"):
+            unshare += ["--cap-add", cap]
+    else:
+        unshare = ["--unshare-all"]
     return [
         BWRAP,
         "--ro-bind",
@@ -76,7 +108,7 @@ def bwrap_args(jobs: Path, device: str) -> list[str]:
         "--bind",
         str(jobs),
         INSIDE_JOBS,
-        "--unshare-all",
+        *unshare,
         "--die-with-parent",
         "--new-session",
         "--chdir",
@@ -126,28 +158,44 @@ def bwrap_works() -> bool:
 
 def isolation(device: str) -> dict:
     """What the verdict states about the isolation in force."""
+    root = os.geteuid() == 0
+    jobs = (
+        "jobs directory: a tmpfs of its own, nosuid, nodev, size and inode limits"
+        if root
+        else "jobs directory: a plain directory (not root: no mount of its own)"
+    )
     if bwrap_works():
         return {
             "method": "bubblewrap",
             "details": [
                 "repository and system read-only",
-                "private /tmp and /dev/shm",
+                "private /tmp; a private /dev/shm with size and inode limits",
                 "no network",
-                "own user and PID namespace per candidate",
+                "candidate runs as user nobody"
+                if root
+                else "own user namespace: its root is this unprivileged user",
+                "own PID and mount namespace per candidate: its /proc lists "
+                "only its own processes",
+                jobs,
+                "only the GPU device nodes with --device cuda",
                 "dies with the evaluator",
                 "address-space and core-file limits",
             ],
         }
-    root = os.geteuid() == 0
     return {
         "method": "fallback",
         "details": [
             "no bubblewrap: the repository is protected only by file permissions",
             "candidate runs as user nobody" if root else "candidate runs as this user",
+            "own PID and mount namespace (own /proc, private /dev/shm)"
+            if root
+            else "no namespaces: it sees the host's /proc",
+            jobs,
             "evaluator not dumpable (no ptrace)",
             "new session; its process group and user killed at the end"
             if root
             else "new session; its process group killed at the end",
+            "network not cut off",
             "address-space, core-file and process limits",
         ],
     }
@@ -173,13 +221,18 @@ def die_with_parent() -> None:
         pass
 
 
-def own_namespaces() -> bool:
-    """Move the next forked process into a new user and PID namespace (it
-    becomes PID 1 there; its descendants die with it). True on success."""
+def own_namespaces(privileged: bool = False) -> bool:
+    """Move the next forked process into a new PID and mount namespace (it
+    becomes PID 1 there; its descendants die with it), and, unless this is
+    the host's root (which becomes nobody instead), a user namespace that
+    maps its root to this unprivileged user. True on success."""
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()  # unmapped once unshared: read first
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+    flags = CLONE_NEWPID | CLONE_NEWNS | (0 if privileged else CLONE_NEWUSER)
+    if libc.unshare(flags) != 0:
         return False
+    if privileged:
+        return True
     # Map root to the sandbox's root so the job directory stays writable.
     try:
         Path("/proc/self/setgroups").write_text("deny")
@@ -190,22 +243,70 @@ def own_namespaces() -> bool:
     return True
 
 
+@functools.cache
+def namespaces_work() -> bool:
+    """True when a forked child can enter a PID and mount namespace of its
+    own as the host's root (the fallback then uses them; probed once)."""
+    if os.geteuid() != 0:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if own_namespaces(privileged=True) else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+MNT_DETACH = 2
+#: The candidate's own scratch space (/dev/shm inside the sandbox).
+SCRATCH_OPTIONS = b"size=64m,nr_inodes=1024,mode=1777"
+#: The jobs directory's limits when this process can mount one (as root).
+JOBS_OPTIONS = "size={size},nr_inodes=4096,mode=0711"
+JOBS_BYTES = {"cpu": 4 << 30, "cuda": 48 << 30}
+
+
+def _mount(source: bytes, target: bytes, kind: bytes | None, flags: int, data):
+    return _libc().mount(source, target, kind, flags, data) == 0
+
+
+def private_mounts() -> bool:
+    """In PID 1 of a new PID and mount namespace: a /proc that lists only
+    this namespace, and a private /dev/shm with size and inode limits, both
+    nosuid and nodev. True when both are in place."""
+    if not _mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None):
+        return False
+    proc = _mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    shm = _mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, SCRATCH_OPTIONS)
+    return proc and shm
+
+
 def limit_resources(memory_bytes: int | None, processes: int = MAX_PROCESSES):
     """Limits for the candidate's process (inherited by what it starts)."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if memory_bytes:
+        memory_bytes = clamped(resource.RLIMIT_AS, memory_bytes)
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    processes = clamped(resource.RLIMIT_NPROC, processes)
     resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
-def drop_to_nobody(workdir: Path) -> bool:
-    """Fallback: run as `nobody` if this process is root. True if dropped."""
+def clamped(which: int, wanted: int) -> int:
+    """`wanted`, or the hard limit already in force if that is lower (a
+    shell's `ulimit -v` can only be lowered, and setrlimit above it fails)."""
+    _, hard = resource.getrlimit(which)
+    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+
+
+def drop_to_nobody(workdir: Path | None) -> bool:
+    """Run as `nobody` if this process is root (then in `workdir`, if one is
+    given). True if dropped."""
     if os.geteuid() != 0:
         return False
     os.setgroups([])
     os.setgid(NOBODY)
     os.setuid(NOBODY)
-    os.chdir(workdir)
+    if workdir is not None:
+        os.chdir(workdir)
     return True
 
 
@@ -228,24 +329,51 @@ def kill_user(uid: int = NOBODY) -> None:
 
 
 # --------------------------------------------------------------------------
-# The jobs directory (in /dev/shm when there is one), and its cleanup
+# The jobs directory, and its cleanup
 # --------------------------------------------------------------------------
 
 
 def temp_root() -> Path:
-    shm = Path("/dev/shm")
-    return (
-        shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
-    )
+    """Where jobs directories go: the system's temporary folder (not
+    /dev/shm, which each candidate gets a private one of)."""
+    return Path(tempfile.gettempdir())
 
 
-def make_jobs_dir() -> Path:
+def make_jobs_dir(device: str = "cpu") -> Path:
     """A directory for this evaluator's jobs, named after its PID, after
-    removing those of evaluators that are gone (killed before cleaning up)."""
+    removing those of evaluators that are gone (killed before cleaning up).
+    As root it is a tmpfs of its own, nosuid and nodev, with a size and an
+    inode limit; otherwise a plain directory (the candidate then runs as
+    this unprivileged user, and the isolation details say so)."""
     remove_stale(temp_root())
     path = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{os.getpid()}-", dir=temp_root()))
-    path.chmod(0o711)  # nobody (fallback) may enter its own job directory
+    if os.geteuid() == 0:
+        options = JOBS_OPTIONS.format(size=JOBS_BYTES.get(device, JOBS_BYTES["cpu"]))
+        flags = MS_NOSUID | MS_NODEV
+        _mount(b"tmpfs", str(path).encode(), b"tmpfs", flags, options.encode())
+    path.chmod(0o711)  # nobody may enter its own job directory
     return path
+
+
+def jobs_dir_limited(path: Path) -> bool:
+    """True when `path` is a tmpfs mounted nosuid and nodev (see above)."""
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    for line in mounts:
+        fields = line.split()
+        if len(fields) > 3 and fields[1] == str(path) and fields[2] == "tmpfs":
+            options = fields[3].split(",")
+            return "nosuid" in options and "nodev" in options
+    return False
+
+
+def remove_jobs_dir(path: Path) -> None:
+    """Unmount (if it is a mount) and delete a jobs directory."""
+    if os.geteuid() == 0:
+        _libc().umount2(str(path).encode(), MNT_DETACH)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def remove_stale(root: Path) -> list[Path]:
@@ -254,7 +382,7 @@ def remove_stale(root: Path) -> list[Path]:
         pid = path.name.removeprefix(JOB_PREFIX).split("-")[0]
         if not pid.isdigit() or _alive(int(pid)):
             continue
-        shutil.rmtree(path, ignore_errors=True)
+        remove_jobs_dir(path)
         removed.append(path)
     return removed
 
@@ -287,7 +415,7 @@ class ForkServer:
     def __init__(self, device: str):
         self.device = device
         self.method = "bubblewrap" if bwrap_works() else "fallback"
-        self.jobs = make_jobs_dir()
+        self.jobs = make_jobs_dir(device)
         env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
         command = [sys.executable, "-m", "scripts.qualify.worker"]
         if self.method == "bubblewrap":
@@ -324,7 +452,7 @@ class ForkServer:
         return work
 
     def start(self, work: Path, device: str, memory: int | None) -> int:
-        if self.method == "fallback" and os.geteuid() == 0:
+        if os.geteuid() == 0:  # the candidate runs as nobody, on both paths
             os.chown(work, NOBODY, NOBODY)
         request = {
             "candidate": self.inside(work / "candidate.py"),
@@ -332,6 +460,7 @@ class ForkServer:
             "device": device,
             "memory": memory,
             "sandbox": self.method,
+            "privileged": os.geteuid() == 0,
         }
         reply = self._send(json.dumps(request))
         return reply["pid"]
@@ -371,7 +500,7 @@ class ForkServer:
                 self.process.wait(5)
             except (subprocess.TimeoutExpired, OSError):
                 self.process.kill()
-        shutil.rmtree(self.jobs, ignore_errors=True)
+        remove_jobs_dir(self.jobs)
 
 
 class SandboxGone(Exception):

@@ -27,12 +27,18 @@ reads every file strictly, and lists the constructs that forging needs
 
 from __future__ import annotations
 
+# encodings.idna is imported here, before any fork: the candidate runs as
+# nobody when the evaluator is root, and an interpreter installed under /root
+# cannot be read by nobody, so a codec first looked up later (by a socket
+# call) would fail to load for a reason that is not the candidate's.
+import encodings.idna  # noqa: F401
 import importlib.util
-import inspect
 import json
 import os
 import re
 import sys
+import tempfile
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -42,6 +48,7 @@ import triton  # noqa: F401  (imported once, before any fork)
 
 from kernels.launches import SkipPrograms, grid_violation, intercept, launch_grid
 from scripts.qualify import records, sandbox
+from scripts.qualify.compile_check import compile_for_sm90a
 
 CANDIDATE_FUNCTION = "residual_add_relu"
 DIRT_BYTE = 0xC2  # 0xC2C2C2C2 is -97.38 in float32: no relu output is negative
@@ -49,17 +56,6 @@ DTYPES = {str(d): d for d in (torch.float32, torch.float16, torch.bfloat16)}
 DTYPES.update({str(d): d for d in (torch.float64, torch.int32, torch.bool)})
 DTYPES.update({str(d): d for d in (torch.int64, torch.uint8, torch.complex64)})
 DTYPES.update({str(d): d for d in (torch.float8_e4m3fn,)})
-TRITON_TYPES = {
-    torch.float32: "fp32",
-    torch.float16: "fp16",
-    torch.bfloat16: "bf16",
-    torch.float64: "fp64",
-    torch.int32: "i32",
-    torch.int64: "i64",
-    torch.uint8: "u8",
-    torch.int8: "i8",
-    torch.bool: "i1",
-}
 
 
 class GridLimitExceeded(RuntimeError):
@@ -107,6 +103,11 @@ class LaunchLog:
         return record
 
     def compile_once(self, fn, args, kwargs) -> str | None:
+        """Compile each kernel once, with the first launch's argument types.
+        Not once per specialisation: compiled inside this interpreted
+        process, a later specialisation can fail for the interpreter's own
+        reasons (its patched language), which would reject good candidates;
+        that check needs a process of its own (the docs list it as open)."""
         key = f"{fn.__module__}.{fn.__qualname__}"
         if key not in self.compiled:
             try:
@@ -122,47 +123,6 @@ class LaunchLog:
         span = storage_range(out) if isinstance(out, torch.Tensor) else None
         for record, spans in zip(self.records, self.spans, strict=True):
             record["writes_output"] = any(overlaps(span, s) for s in spans)
-
-
-def compile_for_sm90a(fn, args, kwargs) -> None:
-    """Compile a kernel's Python function for sm_90a ahead of time, with the
-    argument types of this launch (as scripts/artifacts compiles the
-    project's kernels). Raises what the compiler raises."""
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    from triton.runtime.jit import JITFunction
-
-    jit = JITFunction(fn)
-    signature, constexprs = {}, {}
-    options = {k: kwargs[k] for k in ("num_warps", "num_stages") if k in kwargs}
-    for index, param in enumerate(jit.params):
-        name = param.name
-        if index < len(args):
-            value = args[index]
-        elif name in kwargs:
-            value = kwargs[name]
-        elif param.default is not inspect.Parameter.empty:
-            value = param.default
-        else:
-            raise TypeError(f"no value for argument {name}")
-        if param.is_constexpr:
-            signature[name] = "constexpr"
-            constexprs[name] = value
-        elif isinstance(value, torch.Tensor):
-            signature[name] = "*" + TRITON_TYPES.get(value.dtype, "fp32")
-        elif isinstance(value, bool):
-            signature[name] = "i1"
-        elif isinstance(value, int):
-            signature[name] = "i32" if -(2**31) <= value < 2**31 else "i64"
-        elif isinstance(value, float):
-            signature[name] = "fp32"
-        else:
-            signature[name] = "constexpr"
-            constexprs[name] = value
-    source = ASTSource(jit, signature, constexprs)
-    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=options)
-    if ".target sm_90a" not in compiled.asm["ptx"]:
-        raise RuntimeError("the PTX is not for sm_90a")
 
 
 def install_launch_hooks(log: LaunchLog) -> None:
@@ -238,6 +198,33 @@ def overlaps(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
     return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
 
+def process_state() -> dict:
+    """What a call must leave as it found it outside its tensors: open file
+    descriptors, running threads, autograd's mode and the RNG's state."""
+    try:
+        fds = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        fds = -1
+    return {
+        "open file descriptors": fds,
+        "threads": threading.active_count(),
+        "grad mode": torch.is_grad_enabled(),
+        "the CPU RNG state": hash(torch.random.get_rng_state().numpy().tobytes()),
+    }
+
+
+def state_changes(before: dict, after: dict) -> list[str]:
+    return [
+        f"{name}: {_shown(before[name])} before, {_shown(after[name])} after"
+        for name in before
+        if before[name] != after[name]
+    ]
+
+
+def _shown(value) -> str:
+    return "changed" if isinstance(value, int) and abs(value) > 1 << 20 else str(value)
+
+
 def dirty_freed_memory(nbytes: int, device: str, copies: int = 4) -> None:
     """Fill memory the allocator is likely to hand out next with DIRT_BYTE,
     then free it: an output the kernel never writes then holds -97.38 (or
@@ -257,6 +244,9 @@ class CaseRunner:
         self.device = device
         self.log = log
         self.alive: list[tuple[str, torch.Tensor]] = []  # earlier outputs
+        # (label, the output, its bytes when its call returned)
+        self.at_return: list[tuple[str, torch.Tensor, torch.Tensor]] = []
+        self.reported: set[str] = set()  # earlier results already found changed
         self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.safetensors
 
     def materialize(self, spec):
@@ -296,7 +286,9 @@ class CaseRunner:
                 saved = [b.clone() if b is not None else None for b in bases]
                 chain += 1
             label = f"{case['name']} call {number}"
-            claim, copy, live = self.run_call(call, tensors, bases, label)
+            claim, copy, live = self.run_call(
+                call, tensors, bases, label, all_earlier=number == 1
+            )
             calls.append(claim)
             if call["mode"] == "values":
                 if copy is not None:
@@ -307,7 +299,7 @@ class CaseRunner:
                     self.kept[f"k{index}.chain{chain}.{name}"] = base
         return {"name": case["name"], "calls": calls}, tensors_out
 
-    def run_call(self, call: dict, tensors, bases, label: str):
+    def run_call(self, call: dict, tensors, bases, label: str, all_earlier=True):
         """(claims, a copy of the output, the output itself) of one call; the
         outputs are None unless the call returned a plain tensor."""
         mode = call["mode"]
@@ -316,10 +308,13 @@ class CaseRunner:
         self.log.begin_call(plan_only=mode == "plan")
         versions = [t._version if torch.is_tensor(t) else None for t in tensors]
         out = raised = None
+        state = process_state()
         try:
             out = self.function(*tensors)
         except BaseException as exc:  # SystemExit included: it is a result
             raised = describe_exception(exc)
+        changed_state = state_changes(state, process_state())
+        earlier_changed = self.earlier_changed() if all_earlier else []
         written = [
             name
             for name, t, v in zip(("x", "residual"), tensors, versions, strict=True)
@@ -332,6 +327,8 @@ class CaseRunner:
             "input_device": None,
             "output": None,
             "inputs_written": written,
+            "state_changed": changed_state,
+            "earlier_changed": earlier_changed,
         }
         first = tensors[0]
         claim["input_device"] = str(first.device) if torch.is_tensor(first) else None
@@ -339,8 +336,29 @@ class CaseRunner:
         if raised is None:
             claim["output"] = self.describe_output(out, tensors, label, mode)
             if mode == "values" and claim["output"]["plain"]:
-                return claim, out.detach().to("cpu", copy=True), out
+                copy = out.detach().to("cpu", copy=True)
+                self.at_return.append((label, out, copy))
+                return claim, copy, out
         return claim, None, None
+
+    def earlier_changed(self) -> list[str]:
+        """Earlier results whose bytes differ from those at their return,
+        checked after the first call of every case, so a late write shows a
+        case after it was made. Results over 2**16 elements are left to the
+        parent's end-of-run comparison (from bytes, of every result): here
+        they cost a fifth of the run. Checking after every call cost a
+        quarter."""
+        changed = []
+        for label, live, copy in self.at_return:
+            if label in self.reported or live.numel() > 1 << 16:
+                continue
+            now = live.detach().to("cpu")
+            if now.shape != copy.shape or not torch.equal(
+                now.reshape(-1).view(torch.uint8), copy.reshape(-1).view(torch.uint8)
+            ):
+                changed.append(label)
+                self.reported.add(label)
+        return changed[:20]
 
     def describe_output(self, out, tensors, label: str, mode: str) -> dict:
         plain = type(out) is torch.Tensor
@@ -397,6 +415,10 @@ def child_main(candidate: str, workdir: str, device: str, memory: int | None) ->
     os.environ["TRITON_INTERPRET"] = "1" if device == "cpu" else "0"
     os.environ["TRITON_CACHE_DIR"] = str(work / "triton-cache")
     os.environ["TRITON_DISABLE_LINE_INFO"] = "1"
+    # Scratch files (the compiler's too) go to the job's own directory: the
+    # sandbox's /tmp is not writable by nobody.
+    os.environ["TMPDIR"] = str(work)
+    tempfile.tempdir = str(work)
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
     sandbox.limit_resources(memory)
@@ -457,17 +479,25 @@ def _start_job(request: dict) -> None:
     """In the forked process: isolate, then run the candidate."""
     os.setsid()
     sandbox.die_with_parent()
-    if request["sandbox"] == "bubblewrap":
-        if not sandbox.own_namespaces():
-            os._exit(71)
+    privileged = bool(request.get("privileged"))
+    namespaced = request["sandbox"] == "bubblewrap" or _namespaced(request)
+    if namespaced and not sandbox.own_namespaces(privileged):
+        os._exit(71)  # the probe said they work: refuse to run without them
+    if namespaced:
         read_end, write_end = os.pipe()
         init = os.fork()  # PID 1 of the new namespace: it only waits
         if init == 0:
             sandbox.die_with_parent()
             os.close(read_end)
+            # Its own /proc (only this namespace's processes) and a small
+            # private /dev/shm; failing that, the job does not start.
+            if not sandbox.private_mounts() and privileged:
+                os._exit(74)
             job = os.fork()  # the candidate: not PID 1, so signals reach it
             if job == 0:
                 os.close(write_end)
+                if privileged:  # the host's root: become nobody first
+                    sandbox.drop_to_nobody(None)
                 sandbox.die_with_parent()
                 os._exit(_run_job(request))
             _, status = os.waitpid(job, 0)
@@ -531,8 +561,18 @@ def _kill_job(pid: int, request: dict, sig) -> None:
             target()
         except (ProcessLookupError, PermissionError):
             pass
-    if request["sandbox"] != "bubblewrap":
+    # A job in a PID namespace of its own took everything it started with
+    # it. Only a job without one leaves processes to hunt down by user; and
+    # killing every process of `nobody` would also kill the candidates of
+    # another evaluator running at the same time.
+    if request["sandbox"] != "bubblewrap" and not _namespaced(request):
         sandbox.kill_user()
+
+
+def _namespaced(request: dict) -> bool:
+    """Whether this job ran in namespaces of its own (the fallback as root
+    does, where the kernel allows it; probed once)."""
+    return bool(request.get("privileged")) and sandbox.namespaces_work()
 
 
 if __name__ == "__main__":

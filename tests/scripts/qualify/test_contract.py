@@ -16,6 +16,7 @@ def test_contract_lists_every_check_and_case_in_order():
         "rejected": 1,
         "harness-error": 2,
         "inconclusive": 3,
+        "internal-error": 4,
     }
     results.validate(
         "verdict",

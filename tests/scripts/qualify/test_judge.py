@@ -65,6 +65,8 @@ def _claim(output=None, raised=None, launches=()):
         "input_device": "cpu",
         "output": output,
         "inputs_written": [],
+        "state_changed": [],
+        "earlier_changed": [],
     }
 
 
@@ -117,7 +119,7 @@ def _judge(out_tensor, launches=None, x=None, r=None):
 
 def test_a_right_answer_passes_every_check():
     failures, evaluated, values = _judge(torch.tensor([1.5, 0.0, 3.5]))
-    assert failures == [] and evaluated == 9 and values is not None
+    assert failures == [] and evaluated == 10 and values is not None
 
 
 def test_a_wrong_answer_and_a_missing_launch_are_named():

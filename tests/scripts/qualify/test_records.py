@@ -133,6 +133,8 @@ def claim():
         "input_device": "cpu",
         "output": output,
         "inputs_written": [],
+        "state_changed": [],
+        "earlier_changed": [],
     }
     return {"name": "size-1", "seconds": 0.5, "calls": [call]}
 

@@ -4,6 +4,7 @@ and the cleanup of work directories an evaluator left behind. The hostile
 candidate's live run is here too: it tries to write into the repository,
 to leave a process behind and to reach the network."""
 
+import json
 import os
 import resource
 import textwrap
@@ -11,6 +12,7 @@ import textwrap
 import pytest
 
 import evidence as results
+from evidence import sha256_bytes
 from scripts.qualify import evaluator, refresh, sandbox
 
 ROOT = results.ROOT
@@ -23,10 +25,21 @@ def test_bubblewrap_command_makes_everything_read_only_but_the_jobs(tmp_path):
     assert args[0] == "bwrap" and "--ro-bind / /" in joined
     assert "--tmpfs /tmp" in joined and "--tmpfs /dev/shm" in joined
     assert f"--bind {tmp_path} {sandbox.INSIDE_JOBS}" in joined
-    for flag in ("--unshare-all", "--die-with-parent", "--new-session"):
+    for flag in ("--die-with-parent", "--new-session"):
         assert flag in args
-    assert "--dev-bind" not in args  # only a GPU run sees the real /dev
-    assert "--dev-bind" in sandbox.bwrap_args(tmp_path, "cuda")
+    if os.geteuid() == 0:  # no user namespace that maps to the host's root
+        assert "--unshare-all" not in args and "--unshare-user" not in args
+        assert {"--unshare-pid", "--unshare-net", "--unshare-ipc"} <= set(args)
+    else:
+        assert "--unshare-all" in args
+    assert "--dev-bind" not in args  # only a GPU run sees device nodes
+
+
+def test_a_gpu_run_sees_only_the_gpu_device_nodes(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "gpu_device_nodes", lambda: ["/dev/nvidia0"])
+    joined = " ".join(sandbox.bwrap_args(tmp_path, "cuda"))
+    assert "--dev-bind /dev/nvidia0 /dev/nvidia0" in joined
+    assert "--dev-bind /dev /dev" not in joined and "--dev /dev" in joined
 
 
 def test_a_checkout_under_tmp_stays_visible_inside(tmp_path, monkeypatch):
@@ -132,16 +145,72 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
     monkeypatch.setattr(evaluator.ForkServer, "_instances", {})
     sandbox.bwrap_works.cache_clear()
     try:
-        verdict = evaluator.qualify(candidate, timeout_s=refresh.CORPUS_TIMEOUT_S)
+        sha = sha256_bytes(candidate.read_bytes())
+        verdict = evaluator.qualify(
+            candidate, timeout_s=refresh.CORPUS_TIMEOUT_S, reviewed=sha
+        )
     finally:
         for server in evaluator.ForkServer._instances.values():
             server.close()
         monkeypatch.undo()
         sandbox.bwrap_works.cache_clear()
     assert verdict["isolation"]["method"] == "fallback"
-    assert verdict["first_failure"]["check"] == "launches-kernel"
+    # the first case it ran (the order is shuffled): a kernel case or an
+    # unsupported input, both of which it gets wrong
+    assert verdict["first_failure"]["check"] in ("launches-kernel", "error-type")
     if os.geteuid() == 0:
         assert "candidate runs as user nobody" in verdict["isolation"]["details"]
         assert not (target / "mark").exists()
     else:
         pytest.skip("not root: the fallback runs the candidate as this user")
+
+
+def test_as_root_a_candidate_gets_nothing_the_host_can_use(tmp_path):
+    """The must-show of issue 36, live: a set-user-ID file it makes is
+    nobody's on a nosuid mount, a host-only file stays unread, its /proc
+    holds only its own processes, and its scratch space has a size limit."""
+    if os.geteuid() != 0:
+        pytest.skip("the uid mapping checked here is the root path")
+    secret = tmp_path / "host-only"
+    secret.write_text("host secret 67890")
+    secret.chmod(0o600)
+    candidate = tmp_path / "probe.py"
+    candidate.write_text(
+        textwrap.dedent(
+            f"""
+            import os
+
+            def residual_add_relu(x, residual):
+                made = os.path.join(os.path.dirname(__file__), "suid")
+                open(made, "w").close()
+                os.chmod(made, 0o4755)
+                try:
+                    secret = open({str(secret)!r}).read()
+                except OSError:
+                    secret = "unread"
+                try:
+                    with open("/dev/shm/fill", "wb") as f:
+                        f.write(bytes(100 << 20))
+                    filled = "fits"
+                except OSError:
+                    filled = "full"
+                procs = [p for p in os.listdir("/proc") if p.isdigit()]
+                raise TypeError(
+                    f"uid={{os.stat(made).st_uid}} secret={{secret}} "
+                    f"shm={{filled}} procs={{len(procs)}} cwd={{os.getcwd()}}"
+                )
+            """
+        )
+    )
+    before = set(os.listdir("/dev/shm"))
+    verdict = evaluator.qualify(
+        candidate,
+        timeout_s=refresh.CORPUS_TIMEOUT_S,
+        reviewed=sha256_bytes(candidate.read_bytes()),
+    )
+    detail = verdict["first_failure"]["detail"]
+    assert "uid=65534" in detail and "secret=unread" in detail, detail
+    assert "shm=full" in detail and "procs=2" in detail, detail
+    assert set(os.listdir("/dev/shm")) - before == set()
+    assert any("nosuid, nodev" in d for d in verdict["isolation"]["details"])
+    assert "67890" not in json.dumps(verdict)

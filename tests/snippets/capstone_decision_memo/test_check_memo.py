@@ -13,12 +13,16 @@ MEMO = ROOT / "docs" / "reference" / "decision-memo.md"
 INSERT = re.compile(r"<!--\s*insert:\s*([\w./-]+\.py):(\w+)\(([^\n]*?)\)\s*-->")
 
 
+FACT = re.compile(r"<!--\s*fact:\s*([\w./-]+\.py):([\w.-]+)\s*-->")
+
+
 def rendered_memo() -> str:
     """The project memo as the build renders it: placeholders expanded."""
-    from scripts.site.hooks import run_insert
+    from scripts.site.hooks import fact_value, run_insert
 
     text = MEMO.read_text(encoding="utf-8")
-    return INSERT.sub(lambda m: run_insert(m[1], m[2], m[3], "reference/"), text)
+    text = INSERT.sub(lambda m: run_insert(m[1], m[2], m[3], "reference/"), text)
+    return FACT.sub(lambda m: fact_value(m[1], m[2]), text)
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,11 @@
 """Tries to escape: writes into the repository, starts a process that
 outlives it, and opens a network connection; then computes the right answer.
 
-Why it is here: in the sandbox every attempt fails quietly (the repository
-is read-only, the grandchild dies with the candidate's namespace, there is
-no network), so it qualifies, and the test checks nothing outside changed.
+Why it is here: the static gate refuses it (os, socket, open); run as a
+reviewer would, with the gate overridden, every attempt fails quietly in the
+sandbox (the repository is read-only, the grandchild dies with the
+candidate's namespace, there is no network), so it qualifies, and the test
+checks nothing outside changed.
 Expected: qualified
 """
 

@@ -1,0 +1,32 @@
+"""The verdict record and its printed lines (scripts/qualify/verdict.py)."""
+
+from scripts.qualify import verdict as v
+from scripts.qualify.cases import cases
+from scripts.qualify.judge import CaseResult, Failure
+
+
+def _verdict():
+    return v.Verdict(
+        candidate="c.py", device="cpu", interpreter_max_numel=8, mode="all"
+    )
+
+
+def test_results_are_reported_in_the_contracts_case_order_whatever_ran_first():
+    first, second = cases()[0], cases()[1]
+    later = CaseResult(second, "fail", [Failure("values", second.name, 1, "wrong")])
+    earlier = CaseResult(first, "fail", [Failure("nan-mask", first.name, 1, "lost")])
+    verdict = _verdict()
+    verdict.conclude([later, earlier], "", 8)
+    assert [c["name"] for c in verdict.cases] == [first.name, second.name]
+    assert verdict.first_failure["case"] == first.name
+    assert verdict.status == "rejected" and verdict.exit_code == 1
+
+
+def test_a_refusal_names_the_line_and_how_to_override_it():
+    verdict = _verdict()
+    verdict.sha256 = "a" * 64
+    verdict.refuse({"line": 3, "construct": "import os", "why": "not needed"})
+    line = verdict.printed["verdict"]
+    assert line.startswith("verdict: REFUSED (nothing ran): line 3 uses import os")
+    assert line.endswith("--reviewed " + "a" * 64)
+    assert verdict.to_dict()["cannot_establish"] == v.CANNOT_ESTABLISH
