@@ -64,7 +64,7 @@ import torch
 
 from evidence import display_path, sha256_bytes
 from evidence import write as write_result
-from evidence.provenance import software_info
+from evidence.provenance import git_identity, software_info
 from scripts.qualify import gate, records, review, sandbox
 from scripts.qualify.builders import seeded
 from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Call, Case, cases
@@ -424,6 +424,7 @@ def qualify(
         software=software(),
         mode="all" if collect_all else "first-failure",
         seed=seed,
+        git=git_identity(),
     )
     options = Options(collect_all, max_numel, show_source, seed, reviewed)
     try:

@@ -154,23 +154,53 @@ def kill_matrix(
     return matrix
 
 
-def run_corpus(paths: list[str] | None = None, device: str = "cpu") -> dict:
+#: The checks whose catch a GPU can change (a hang, a race, a write after
+#: return, the compiled code, NaN through the device's max): on a short lease
+#: the device run qualifies only the candidates these catch, and the kernel.
+DEVICE_CHECKS = (
+    "completes",
+    "compiles-for-gpu",
+    "nan-mask",
+    "deterministic",
+    "unchanged-after-return",
+)
+
+
+def device_subset() -> list[str]:
+    return [
+        path
+        for path in corpus_files()
+        if path == KERNEL_FILE or expectation(path)["check"] in DEVICE_CHECKS
+    ]
+
+
+def run_corpus(
+    paths: list[str] | None = None, device: str = "cpu", write_to: Path | None = None
+) -> dict:
+    """Qualify every candidate; with ``write_to``, the file is rewritten after
+    each one, so a run stopped at its time limit keeps what it judged."""
     started = time.monotonic()
     entries = []
+
+    def record() -> dict:
+        return {
+            "schema_version": evaluator.SCHEMA_VERSION,
+            "record": "corpus",
+            "device": device,
+            "interpreter_max_numel": CORPUS_MAX_NUMEL,
+            "software": evaluator.software(),
+            "checks": list(evaluator.CHECK_ORDER),
+            "candidates": entries,
+            "kill_matrix": kill_matrix(entries),
+            "elapsed_s": round(time.monotonic() - started, 1),
+        }
+
     for path in paths or corpus_files():
         entries.append(corpus_entry(path, qualify_for_corpus(path, device)))
         print(f"{entries[-1]['status']:9} {path}", flush=True)
-    return {
-        "schema_version": evaluator.SCHEMA_VERSION,
-        "record": "corpus",
-        "device": device,
-        "interpreter_max_numel": CORPUS_MAX_NUMEL,
-        "software": evaluator.software(),
-        "checks": list(evaluator.CHECK_ORDER),
-        "candidates": entries,
-        "kill_matrix": kill_matrix(entries),
-        "elapsed_s": round(time.monotonic() - started, 1),
-    }
+        if write_to is not None:
+            write_result("verdict", write_to, record())
+    return record()
 
 
 # --------------------------------------------------------------------------
@@ -205,11 +235,25 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--out", type=Path, default=RESULTS, help="folder for the verdict files"
     )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--only", nargs="+", metavar="PATH", help="corpus candidates to run"
+    )
+    which.add_argument(
+        "--device-subset",
+        action="store_true",
+        help="only the candidates whose catch a GPU can change, and the kernel",
+    )
     args = parser.parse_args(argv)
+    known = corpus_files()
+    for path in args.only or ():
+        if path not in known:
+            parser.error(f"--only {path!r} is not a corpus candidate")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.what == "corpus":
-        corpus = run_corpus(device=args.device)
-        write_result("verdict", result_path("corpus", args.device, args.out), corpus)
+        paths = args.only or (device_subset() if args.device_subset else None)
+        target = result_path("corpus", args.device, args.out)
+        run_corpus(paths, device=args.device, write_to=target)
     else:
         refresh_verdicts(args.device, args.out)
     return 0

@@ -50,6 +50,9 @@ class Verdict:
     elapsed_s: float | None = None
     child_cpu_s: float | None = None
     seed: int | None = None
+    # The commit the candidate and the evaluator were at (``git_identity``:
+    # git, or GPU_PERF_COMMIT on a tree copied without its .git).
+    git: dict | None = None
     gate: dict | None = None
     cannot_establish: list = field(default_factory=lambda: list(CANNOT_ESTABLISH))
 
@@ -62,7 +65,7 @@ class Verdict:
             "interpreter_max_numel software mode isolation limits status "
             "exit_code first_failure harness_error divergence review cases "
             "failed_checks counts printed contract elapsed_s child_cpu_s seed "
-            "gate cannot_establish"
+            "git gate cannot_establish"
         ).split()
         return {key: getattr(self, key) for key in keys}
 
