@@ -6,9 +6,6 @@ Evidence kind: a compiled artifact shows which instructions and resources the
 code uses (load widths, matrix instructions, registers, spills). It says
 nothing about speed.
 
-Where the builds come from
-==========================
-
 Nothing here lists a kernel or a configuration. Every kernel module's
 ``DESCRIPTOR`` (``kernels.descriptor.discover()``) carries ``artifact_builds``;
 each ``ArtifactBuild`` names a dtype and a shape, and the build compiles the
