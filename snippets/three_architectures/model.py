@@ -86,11 +86,25 @@ def last_wave_fill(tile: Tile, size: int, target: str) -> float:
     # --8<-- [end:waves]
 
 
+# --8<-- [start:attention]
+def attention_accumulators(block_m: int, block_n: int, head_dim: int, warps: int):
+    """Attention's two float32 tiles per program, the scores S (block_m x
+    block_n) and the output O (block_m x head_dim): registers a thread
+    holds for them, and tensor-memory columns where they live instead."""
+    cells = block_m * (block_n + head_dim)
+    registers = cells // (warps * THREADS_PER_WARP)
+    columns = math.ceil(block_m / TMEM_LANES) * (block_n + head_dim)
+    return registers, columns
+    # --8<-- [end:attention]
+
+
 #: The tiles the launcher runs at 8192 cubed: Hopper's (sm_90a and
 #: sm_100a) and the RTX 50-class one (kernels/matmul/versions.py).
 HOPPER_TILE = Tile(128, 256, 64)
 CONSUMER_TILE = Tile(128, 128, 64)
 SIZE = 8192
+#: Attention version 3: 128 queries, 128 keys, head dimension 128, 8 warps.
+ATTENTION = attention_accumulators(128, 128, 128, 8)
 
 
 def operand_rate_needed(tile: Tile) -> float:
@@ -159,6 +173,9 @@ def facts() -> dict[str, str]:
         "hmma_per_k": str(mma_per_k_step(CONSUMER_TILE, MMA_SYNC_SHAPE)),
         "instruction_ratio": f"{math.prod(WGMMA_SHAPE) // math.prod(MMA_SYNC_SHAPE)}",
         "rtx5090_sms": str(TARGETS["sm_120a"].sm_count),
+        "attention_acc_registers": str(ATTENTION[0]),
+        "attention_tmem_columns": str(ATTENTION[1]),
+        "register_limit": str(TARGETS["sm_120a"].registers_per_thread),
         # Exercise 1: the fp8 tile (one-byte elements) on sm_120a.
         "ex1_fp8_stage_kib": str(HOPPER_TILE.stage_bytes(1) // 1024),
         "ex1_fp8_stages": str(

@@ -27,8 +27,8 @@ def test_tensor_memory_holds_two_hopper_accumulators_and_none_elsewhere():
 
 def test_instruction_counts_match_the_compiled_code():
     # One K step is one loop trip: the SASS holds the model's count.
-    hopper = compiled.stems(compiled.record("matmul", "sm_90a"))["HGMMA"]
-    consumer = compiled.stems(compiled.record("matmul", "sm_120a"))["HMMA"]
+    hopper = compiled.loop_matrix_count(compiled.record("matmul", "sm_90a"))
+    consumer = compiled.loop_matrix_count(compiled.record("matmul", "sm_120a"))
     assert m.mma_per_k_step(m.HOPPER_TILE, m.WGMMA_SHAPE) == hopper
     assert m.mma_per_k_step(m.CONSUMER_TILE, m.MMA_SYNC_SHAPE) == consumer
 
@@ -51,3 +51,8 @@ def test_exercise_answers():
     assert facts["ex2_wide_accumulators"] == "1" and facts["ex2_columns"] == "512"
     assert facts["traffic_ratio"] == "1.33"
     assert "|" in m.model_table()
+
+
+def test_attention_accumulators_by_hand():
+    # S and O: 128 x (128 + 128) float32 cells over 256 threads; 256 columns.
+    assert m.attention_accumulators(128, 128, 128, 8) == (128, 256)
