@@ -146,8 +146,20 @@ def facts() -> dict[str, str]:
     }
 
 
+def summary_line(kernel: str, target: str) -> str:
+    """One build in a line: matrix instruction, registers, shared, spills."""
+    e = record(kernel, target)
+    limit = TARGETS[target].shared_bytes_per_block // 1024
+    return (
+        f"{kernel} {target}: {matrix_instruction(e)} x "
+        f"{stems(e).get(matrix_instruction(e), 0)} in SASS, "
+        f"{e['registers']} registers, "
+        f"{e['shared_bytes'] / 1024:.0f} of {limit} KiB shared, "
+        f"{artifacts.spills(e)} B spilled"
+    )
+
+
 if __name__ == "__main__":
     for kernel in BUILDS:
-        print(f"{kernel}, as compiled for each target:")
-        for row in rows(kernel):
-            print("  " + " | ".join(cell.replace("`", "") for cell in row))
+        for target in TARGETS:
+            print(summary_line(kernel, target))
