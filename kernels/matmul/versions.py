@@ -57,6 +57,10 @@ Configs (fixed: no autotuning, so compiled artifacts are reproducible)
     Version 2, by output size (``v2_config``): 128 x 256 x 64 tiles, 8
     warps, 3 stages from 4096 x 4096 up; 128 x 128 x 64 tiles, 8 warps, 4
     stages below, so more tiles keep more SMs busy.
+    Consumer Blackwell (sm_120, RTX 50-class; ``device_target``): a block
+    may use 99 KiB of shared memory there, so versions 2 and 3 take
+    128 x 128 x 64 tiles, 8 warps, 3 stages at every size (version 3 on
+    float8 keeps 128 x 256 x 64: one-byte elements halve each stage).
     The interpreter uses the same configs: its cost is mostly per operation
     (a few milliseconds per loop step), not per element, so big tiles are
     cheap there too.
