@@ -4,6 +4,8 @@ The kernels themselves are in ``versions.py``."""
 
 import math
 
+import torch
+
 from kernels.bounds import EPS32, eps
 from kernels.descriptor import ArtifactBuild, Descriptor, Goal, Target
 from kernels.matmul.versions import (
@@ -68,9 +70,17 @@ def _build(*, build: str, dtype: str, aligned: bool, shows: str) -> ArtifactBuil
     )
 
 
-def _v2_build(*, build: str, dtype: str, shape: dict[str, int], shows: str):
-    """A version 2 build: the descriptors' types carry the tile shapes."""
-    config = v2_config(shape["M"], shape["N"])
+#: Hopper's tiles are for these targets; sm_120a's builds take their own
+#: (kernels/devices.py: 99 KiB a block there), named with SM120.
+_BIG_SHARED = ("sm_90a", "sm_100a")
+SM120 = "-sm120"
+
+
+def _v2_build(*, build: str, dtype: str, shape: dict, shows: str):
+    """A version 2 build: the descriptors' types carry the tile shapes. A
+    shape with a ``target`` is compiled for that target only."""
+    target = shape.get("target")
+    config = v2_config(shape["M"], shape["N"], target)
     bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
     return ArtifactBuild(
         build=build,
@@ -87,15 +97,17 @@ def _v2_build(*, build: str, dtype: str, shape: dict[str, int], shows: str):
         aligned=("M", "N", "K"),
         shows=shows,
         fixed={"INTERPRETED": False},
+        targets=(target,) if target else _BIG_SHARED,
     )
 
 
-def _v3_build(*, build: str, dtype: str, shape: dict[str, int], shows: str):
+def _v3_build(*, build: str, dtype: str, shape: dict, shows: str):
     """A version 3 build: C's descriptor carries half a tile's width; float8
     operands ("fp8e4nv", Triton's name for e4m3) give a bfloat16 C."""
-    config = v3_config(shape["M"], shape["N"])
-    bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
     names = {"bf16": "bfloat16", "fp16": "float16", "fp8e4nv": "float8_e4m3fn"}
+    target = shape.get("target")
+    config = v3_config(shape["M"], shape["N"], target, getattr(torch, names[dtype]))
+    bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
     out = "bf16" if dtype == "fp8e4nv" else dtype
     return ArtifactBuild(
         build=build,
@@ -113,7 +125,12 @@ def _v3_build(*, build: str, dtype: str, shape: dict[str, int], shows: str):
         aligned=("M", "N", "K"),
         shows=shows,
         fixed={"INTERPRETED": False},
+        targets=(target,) if target else _BIG_SHARED,
     )
+
+
+def _sm120(shape: dict[str, int]) -> dict:
+    return {**shape, "target": "sm_120a"}
 
 
 DESCRIPTOR = Descriptor(
@@ -218,6 +235,41 @@ DESCRIPTOR = Descriptor(
             shows="version 3 on float8 e4m3 operands: 8-bit wgmma (QGMMA, 32 deep "
             "per instruction) accumulating in float32, C scaled and rounded to "
             "bfloat16 in the epilogue",
+        ),
+        _v2_build(
+            build="v2-bf16-tma-persistent" + SM120,
+            dtype="bf16",
+            shape=_sm120(_mnk(8192, 8192, 8192)),
+            shows="version 2 on an RTX 50-class part: 128 x 128 tiles, three "
+            "stages, inside the 99 KiB a block gets there; mma.sync (HMMA) "
+            "products fed by TMA copies",
+        ),
+        _v2_build(
+            build="v2-fp16-tma-persistent" + SM120,
+            dtype="fp16",
+            shape=_sm120(_mnk(8192, 8192, 8192)),
+            shows="version 2, fp16, RTX 50-class tiles",
+        ),
+        _v2_build(
+            build="v2-bf16-tma-small" + SM120,
+            dtype="bf16",
+            shape=_sm120(_mnk(1024, 1024, 1024)),
+            shows="version 2 at 1024 cubed on an RTX 50-class part: the same "
+            "128 x 128 tiles as at every size there",
+        ),
+        _v3_build(
+            build="v3-bf16-tma-split-epilogue" + SM120,
+            dtype="bf16",
+            shape=_sm120(_mnk(8192, 8192, 8192)),
+            shows="version 3 on an RTX 50-class part: version 2's consumer "
+            "tiles with C stored in two halves",
+        ),
+        _v3_build(
+            build="v3-fp8-e4m3-tma-split-epilogue" + SM120,
+            dtype="fp8e4nv",
+            shape=_sm120(_mnk(8192, 8192, 8192)),
+            shows="version 3 on float8 e4m3 operands, RTX 50-class part: "
+            "128 x 256 tiles of one-byte elements, three stages (QMMA)",
         ),
     ),  # fmt: skip
     grid_probe={"M": 3, "N": 1 << 20, "K": 5},  # one axis of output tiles

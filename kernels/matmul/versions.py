@@ -57,6 +57,10 @@ Configs (fixed: no autotuning, so compiled artifacts are reproducible)
     Version 2, by output size (``v2_config``): 128 x 256 x 64 tiles, 8
     warps, 3 stages from 4096 x 4096 up; 128 x 128 x 64 tiles, 8 warps, 4
     stages below, so more tiles keep more SMs busy.
+    Consumer Blackwell (sm_120, RTX 50-class; ``device_target``): a block
+    may use 99 KiB of shared memory there, so versions 2 and 3 take
+    128 x 128 x 64 tiles, 8 warps, 3 stages at every size (version 3 on
+    float8 keeps 128 x 256 x 64: one-byte elements halve each stage).
     The interpreter uses the same configs: its cost is mostly per operation
     (a few milliseconds per loop step), not per element, so big tiles are
     cheap there too.
@@ -119,10 +123,35 @@ DEFAULT_SMS = H200.sm_count
 _V3_LARGE = MatmulConfig(128, 256, 64, GROUP_M=8, num_warps=8, num_stages=4)
 EPILOGUE_SPLIT = 2
 LATEST = 2
+#: Consumer Blackwell (sm_120, RTX 50-class) gives a block 99 KiB of shared
+#: memory, not Hopper's 227 (kernels/devices.py:TARGETS): Hopper's tiles
+#: compile there but their launches fail. Versions 2 and 3 take 128 x 128 x
+#: 64 tiles with three stages on it, at every output size; float8 operands
+#: (one byte each) keep version 3's wide tiles with three stages.
+CONSUMER_TARGETS = ("sm_120a",)
+_V2_CONSUMER = MatmulConfig(128, 128, 64, GROUP_M=8, num_warps=8, num_stages=3)
+_V3_CONSUMER_FP8 = MatmulConfig(128, 256, 64, GROUP_M=8, num_warps=8, num_stages=3)
 
 
-def v2_config(M: int, N: int) -> MatmulConfig:
-    """Version 2's tiles for an (M, N) output."""
+def consumer(target: str | None) -> bool:
+    """Whether ``target`` ("sm_120a"; None: Hopper or datacenter Blackwell)
+    is a consumer part with a block's shared memory under 100 KiB."""
+    return target in CONSUMER_TARGETS
+
+
+def device_target(t: torch.Tensor) -> str | None:
+    """The compile target of the GPU holding ``t`` ("sm_120a"), None off a
+    GPU: the launchers pick tiles that fit its shared memory."""
+    if not t.is_cuda:
+        return None
+    major, minor = torch.cuda.get_device_capability(t.device)
+    return f"sm_{major}{minor}a"
+
+
+def v2_config(M: int, N: int, target: str | None = None) -> MatmulConfig:
+    """Version 2's tiles for an (M, N) output on ``target``."""
+    if consumer(target):
+        return _V2_CONSUMER
     return _V2_LARGE if M * N >= V2_LARGE_FROM else _V2_SMALL
 
 
@@ -136,9 +165,14 @@ def fp8_shape_ok(dtype: torch.dtype, N: int, K: int) -> bool:
     return dtype == FP8 and min(N, K) > 0 and K % 16 == 0 and N % 16 == 0
 
 
-def v3_config(M: int, N: int) -> MatmulConfig:
+def v3_config(
+    M: int, N: int, target: str | None = None, dtype: torch.dtype | None = None
+) -> MatmulConfig:
     """Version 3's tiles: the fourth stage where version 2 takes the big
-    tiles; version 2's small tiles (already four stages) below."""
+    tiles; version 2's small tiles (already four stages) below. On a
+    consumer target, version 2's consumer tiles (wide ones for float8)."""
+    if consumer(target):
+        return _V3_CONSUMER_FP8 if dtype == FP8 else _V2_CONSUMER
     return _V3_LARGE if M * N >= V2_LARGE_FROM else _V2_SMALL
 
 
@@ -163,18 +197,20 @@ def launch_config(
     config: MatmulConfig | None = None,
     *,
     version: int = LATEST,
+    target: str | None = None,
 ) -> list[Launch]:
     """One launch, none for an empty output. Version 2 (for contiguous
     operands): ``matmul_v2_kernel`` with the table's tiles (or ``config``)
     where ``tma_shape_ok``, else version 1. Version 1: ``matmul_v1_kernel``
-    with the dtype's config (or ``config``). The launcher adds
-    ``INTERPRETED``, which follows the device."""
+    with the dtype's config (or ``config``). ``target`` ("sm_120a") picks
+    tiles that fit that architecture's shared memory; None: Hopper's. The
+    launcher adds ``INTERPRETED``, which follows the device."""
     if M * N == 0:
         return []
     if version not in (1, 2, 3):
         raise ValueError(f"version must be 1, 2 or 3, got {version}")
     if version == 3 and (tma_shape_ok(dtype, M, N, K) or fp8_shape_ok(dtype, N, K)):
-        config = config or v3_config(M, N)
+        config = config or v3_config(M, N, target, dtype)
         tiles = {
             "BLOCK_M": config.BLOCK_M,
             "BLOCK_N": config.BLOCK_N,
@@ -186,7 +222,7 @@ def launch_config(
         options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
         return [Launch("matmul_v3_kernel", tiles, **options)]
     if version >= 2 and tma_shape_ok(dtype, M, N, K):
-        config = config or v2_config(M, N)
+        config = config or v2_config(M, N, target)
         tiles = {
             "BLOCK_M": config.BLOCK_M,
             "BLOCK_N": config.BLOCK_N,
@@ -413,7 +449,7 @@ def matmul_v2(
         raise ValueError("a and b must be 16-bit, row-major and 16-byte aligned")
     (M, K), N = a.shape, b.shape[1]
     c = torch.empty((M, N), dtype=a.dtype, device=a.device)
-    (launch,) = launch_config(a.dtype, M, N, K, config)
+    (launch,) = launch_config(a.dtype, M, N, K, config, target=device_target(a))
     bm, bn, bk = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
     # A descriptor holds the matrix's base, shape and strides, and the tile
     # one copy moves; the hardware does the address arithmetic.
@@ -494,7 +530,9 @@ def matmul_v3(
         raise ValueError("a and b must be 16-bit, row-major and 16-byte aligned")
     (M, K), N = a.shape, b.shape[1]
     c = torch.empty((M, N), dtype=a.dtype, device=a.device)
-    (launch,) = launch_config(a.dtype, M, N, K, config, version=3)
+    (launch,) = launch_config(
+        a.dtype, M, N, K, config, version=3, target=device_target(a)
+    )
     bm, bn, bk = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
     a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
     b_desc = TensorDescriptor.from_tensor(b, [bk, bn])
@@ -553,7 +591,7 @@ def matmul_fp8(
         )
     a, b = a.contiguous(), b.contiguous()
     c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
-    (launch,) = launch_config(FP8, M, N, K, config, version=3)
+    (launch,) = launch_config(FP8, M, N, K, config, version=3, target=device_target(a))
     bm, bn, bk = (launch.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
     a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
     b_desc = TensorDescriptor.from_tensor(b, [bk, bn])

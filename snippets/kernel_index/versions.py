@@ -89,10 +89,10 @@ def version_rows() -> list[dict]:
             seen.add(function)
             cells = {}
             for target, artifact in by_target.items():
-                same = [
-                    r
-                    for r in (artifact or {"builds": []})["builds"]
-                    if r["build"] == record["build"]
+                builds = (artifact or {"builds": []})["builds"]
+                # The same build, else the target's own tiles of the function.
+                same = [r for r in builds if r["build"] == record["build"]] or [
+                    r for r in builds if r["function"] == function
                 ]
                 cells[target] = (
                     summary(same[0], target, descriptor.metric) if same else "not built"
