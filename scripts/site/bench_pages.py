@@ -362,7 +362,9 @@ def result_block(
     if not result.on_gpu:
         blocks.append(
             "*CPU run, host timers: not device speed. Triton ran in its "
-            "interpreter, checked for correctness and not timed.*"
+            "interpreter, checked for correctness and not timed.* "
+            f'<a href="{_relative(page_url, "reference/benchmarks/")}#kernels">'
+            "What the cells mean, and how to measure it on a GPU</a>."
         )
     else:
         blocks.append(
@@ -381,6 +383,10 @@ def result_block(
             )
         )
     blocks.append(results_table(result, kernel))
+    if not result.on_gpu:
+        # The legend and the reproduce line are the same for every kernel's
+        # CPU run: the Benchmarks page says them once.
+        return _notes_and_plot(blocks, result, kernel, page_url, primary)
     meta = result.data["kernels"][kernel]
     what = "bandwidth" if meta["metric"] == "bandwidth" else "FLOP rate"
     ceiling = (
@@ -411,6 +417,13 @@ def result_block(
     if ran:
         blocks.append(ran)
     blocks.append(reproduce_text(kernel, result, page_url))
+    return _notes_and_plot(blocks, result, kernel, page_url, primary)
+
+
+def _notes_and_plot(
+    blocks: list[str], result: Result, kernel: str, page_url: str, primary: bool
+) -> str:
+    """The run's notes and its plot, after the blocks above them."""
     notes = row_notes(result, kernel)
     if notes:
         blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))
