@@ -383,11 +383,14 @@ def result_block(
             )
         )
     blocks.append(results_table(result, kernel))
+    meta = result.data["kernels"][kernel]
     if not result.on_gpu:
         # The legend and the reproduce line are the same for every kernel's
-        # CPU run: the Benchmarks page says them once.
+        # CPU run: the Benchmarks page says them once. What eager is here is
+        # this kernel's own.
+        if meta.get("eager_is"):
+            blocks.append(f"Eager here is {inert(meta['eager_is'])}.")
         return _notes_and_plot(blocks, result, kernel, page_url, primary)
-    meta = result.data["kernels"][kernel]
     what = "bandwidth" if meta["metric"] == "bandwidth" else "FLOP rate"
     ceiling = (
         {"copy": "copy", "read": "read-only"}[meta.get("stream", "copy")]
