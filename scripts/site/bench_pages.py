@@ -362,7 +362,9 @@ def result_block(
     if not result.on_gpu:
         blocks.append(
             "*CPU run, host timers: not device speed. Triton ran in its "
-            "interpreter, checked for correctness and not timed.*"
+            "interpreter, checked for correctness and not timed.* "
+            f'<a href="{_relative(page_url, "reference/benchmarks/")}#kernels">'
+            "What the cells mean, and how to measure it on a GPU</a>."
         )
     else:
         blocks.append(
@@ -382,6 +384,13 @@ def result_block(
         )
     blocks.append(results_table(result, kernel))
     meta = result.data["kernels"][kernel]
+    if not result.on_gpu:
+        # The legend and the reproduce line are the same for every kernel's
+        # CPU run: the Benchmarks page says them once. What eager is here is
+        # this kernel's own.
+        if meta.get("eager_is"):
+            blocks.append(f"Eager here is {inert(meta['eager_is'])}.")
+        return _notes_and_plot(blocks, result, kernel, page_url, primary)
     what = "bandwidth" if meta["metric"] == "bandwidth" else "FLOP rate"
     ceiling = (
         {"copy": "copy", "read": "read-only"}[meta.get("stream", "copy")]
@@ -411,6 +420,13 @@ def result_block(
     if ran:
         blocks.append(ran)
     blocks.append(reproduce_text(kernel, result, page_url))
+    return _notes_and_plot(blocks, result, kernel, page_url, primary)
+
+
+def _notes_and_plot(
+    blocks: list[str], result: Result, kernel: str, page_url: str, primary: bool
+) -> str:
+    """The run's notes and its plot, after the blocks above them."""
     notes = row_notes(result, kernel)
     if notes:
         blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))

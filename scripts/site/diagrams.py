@@ -46,6 +46,19 @@ def min_width_px(svg: str, min_text_px: float = MIN_TEXT_PX) -> int:
     return math.ceil(float(box["width"]) * (min_text_px + 0.1) / min(sizes))
 
 
+# The widest a figure is drawn, as a multiple of its natural size (one SVG
+# point is 4/3 of a CSS pixel): a figure narrow enough for a phone's column
+# would otherwise grow with a desktop's column until its text is twice the
+# prose's size. At 1.2 the site's 11-point text is about 18 px.
+MAX_SCALE = 1.2
+
+
+def max_width_px(svg: str, scale: float = MAX_SCALE) -> int:
+    """The widest the figure may be drawn (0 when it has no viewBox)."""
+    box = VIEWBOX_RE.search(svg)
+    return 0 if box is None else math.floor(float(box["width"]) * 4 / 3 * scale)
+
+
 def figure_svg(fig, alt: str) -> str:
     """The figure as an inline <svg> element that scales with its column."""
     import matplotlib
@@ -63,6 +76,9 @@ def figure_svg(fig, alt: str) -> str:
     # black), tick labels and legends included: the root's fill makes every
     # such element take the theme's text colour, as INK strokes do.
     style = f"fill: currentColor; min-width: {min_width_px(svg)}px"
+    widest = max_width_px(svg)
+    if widest:
+        style += f"; max-width: {max(widest, min_width_px(svg))}px"
     svg = svg.replace(
         "<svg", f'<svg role="img" aria-label="{label}" style="{style}"', 1
     )

@@ -1,10 +1,11 @@
 """The capacity calculator (docs/inference/capacity-planning.md).
 
 Standard library only: the page turns `replicas_needed` into a form that
-runs in the reader's browser.
+runs in the reader's browser. Little's law itself is the shared lesson
+library's, snippets/lib/littles_law.py.
 """
 
-import math
+from snippets.lib.littles_law import in_flight, replicas_for
 
 
 # --8<-- [start:calculator]
@@ -39,12 +40,12 @@ def replicas_needed(
     if not 0 < headroom <= 1:
         raise ValueError(f"headroom must be in (0, 1], got {headroom}")
     seconds = (ttft_ms + (output_tokens - 1) * tpot_ms) / 1e3
-    in_flight = requests_per_s * seconds
+    requests = in_flight(requests_per_s, seconds)
     per_replica = min(max_batch, kv_sequences)
     limit = "batch limit" if max_batch <= kv_sequences else "KV memory"
-    replicas = math.ceil(in_flight / (per_replica * headroom))
+    replicas = replicas_for(requests, per_replica, headroom)
     return (
-        f"{in_flight:.1f} requests in flight ({seconds:.2f} s each), "
+        f"{requests:.1f} requests in flight ({seconds:.2f} s each), "
         f"{per_replica} per replica ({limit}): "
         f"{replicas} replica{'s' if replicas != 1 else ''}"
     )

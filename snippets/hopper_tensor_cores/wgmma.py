@@ -347,15 +347,18 @@ def warpgroup_figure(block_m=128, block_n=256, block_k=64, num_warps=8, n=256):
     of 64 rows and issues one wgmma per 64 x n x k block of it."""
     from matplotlib.patches import Rectangle
 
-    from snippets.lib.diagrams import ACCENT, INK, MUTED, figure
+    from snippets.lib.diagrams import ACCENT, INK, MUTED, PHONE_WIDTH_IN, figure
 
     k = wgmma_k(2)
     warpgroups = num_warps // WARPS_PER_WARPGROUP
-    fig = figure(6.5, 3.0)
-    ax = fig.add_axes((0.02, 0.02, 0.96, 0.86))
+    # Two panels stacked, the C tile above its K step, so the figure fits a
+    # phone's column without scrolling.
+    fig = figure(PHONE_WIDTH_IN, 4.4)
+    ax = fig.add_axes((0.02, 0.02, 0.96, 0.96))
     ax.set_axis_off()
-    ax.set_xlim(-10, block_n + 30 + 2 * block_k + 10)
-    ax.set_ylim(block_m + 10, -30)
+    gap = 40  # between the panels, room for the K step's title
+    ax.set_xlim(-6, block_n + 6)
+    ax.set_ylim(2 * block_m + gap + 6, -24)
     for g in range(warpgroups):  # the C tile, one band per warpgroup
         rows = block_m // warpgroups
         for j in range(block_n // n):
@@ -377,12 +380,12 @@ def warpgroup_figure(block_m=128, block_n=256, block_k=64, num_warps=8, n=256):
             va="center",
             color=INK,
         )
-    ax.text(0, -12, f"C tile {block_m} × {block_n} (float32, registers)", color=INK)
-    x0 = block_n + 30
+    ax.text(0, -8, f"C tile {block_m} × {block_n} (float32, registers)", color=INK)
+    y0 = block_m + gap
     for step in range(block_k // k):  # the K step, k columns per wgmma
         ax.add_patch(
             Rectangle(
-                (x0 + step * 2 * k, 0),
+                (step * 2 * k, y0),
                 2 * k,
                 block_m,
                 edgecolor=INK,
@@ -391,14 +394,14 @@ def warpgroup_figure(block_m=128, block_n=256, block_k=64, num_warps=8, n=256):
             )
         )
         ax.text(
-            x0 + step * 2 * k + k,
-            block_m / 2,
+            step * 2 * k + k,
+            y0 + block_m / 2,
             f"k{step}",
             ha="center",
             va="center",
             color=INK,
         )
-    ax.text(x0, -12, f"K step: {block_k // k} × k{k}", color=INK)
+    ax.text(0, y0 - 8, f"K step: {block_k // k} × k{k}", color=INK)
     return fig
 
 

@@ -3,7 +3,16 @@ placed on the H200's roofline by their weight intensity."""
 
 from kernels.devices import H200
 from snippets.inference_budgets.budget import ridge_point, weight_intensity
-from snippets.lib.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+from snippets.lib.diagrams import (
+    ACCENT,
+    INK,
+    MUTED,
+    PHONE_WIDTH_IN,
+    SECOND,
+    figure,
+    plain_log_ticks,
+    style_axes,
+)
 
 DECODE_BATCHES = (1, 8, 64)
 PREFILL_TOKENS = 2048
@@ -16,7 +25,7 @@ def attainable(intensity: float) -> float:
 
 def prefill_decode_roofline():
     """Log-log roofline with one point per decode batch and one prefill."""
-    fig = figure(6.5, 3.8)
+    fig = figure(PHONE_WIDTH_IN, 3.9)  # fits a phone's column unscrolled
     ax = fig.add_subplot()
     style_axes(ax, grid=True)
     xs = [2 ** (k / 4) for k in range(-4, 57)]
@@ -45,9 +54,11 @@ def prefill_decode_roofline():
     )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    plain_log_ticks(ax.xaxis, [1, 16, 256, 4096])
+    plain_log_ticks(ax.yaxis, [10, 100, 1000])
     ax.set_xlabel("FLOPs per byte of weights read (bf16)")
     ax.set_ylabel("TFLOP/s at most")
-    ax.set_title("H200 roofline: decode sits on the bandwidth slope")
+    ax.set_title("H200 roofline: decode sits\non the bandwidth slope")
     fig.tight_layout()
     return fig
 

@@ -1,23 +1,18 @@
 """Interview exercise: which accesses of a naive transpose coalesce
-(docs/interview/coalescing-a-transpose.md). Sectors are counted here; banks
-come from the lesson model in snippets/lib/transpose_offsets.py (Transpose
-and coalescing)."""
+(docs/interview/coalescing-a-transpose.md). Sectors and banks are counted
+with the lesson "Transpose and coalescing"'s models, snippets/lib/sectors.py
+and snippets/lib/transpose_offsets.py."""
 
 from kernels.devices import H200
+from snippets.lib.sectors import SECTOR_BYTES, warp_sectors
 from snippets.lib.transpose_offsets import WARP_LANES, conflict_degree, row_major
 
 N = 4096  # a square float32 matrix
 ITEMSIZE = 4
-SECTOR = 32  # bytes: the unit in which L1 and L2 move global memory
 TILE = 32
 
 
 # --8<-- [start:sectors]
-def sectors(byte_addresses: list[int]) -> int:
-    """32-byte sectors one warp-wide access touches."""
-    return len({address // SECTOR for address in byte_addresses})
-
-
 def naive_transpose_warp(step: int = 0) -> dict[str, list[int]]:
     """Lane j reads input (step, j) of a row-major N x N matrix and writes
     output (j, step): byte addresses of one warp's read and write."""
@@ -28,11 +23,16 @@ def naive_transpose_warp(step: int = 0) -> dict[str, list[int]]:
     }
 
 
+def sectors(byte_addresses: list[int]) -> int:
+    """32-byte sectors one warp-wide access of float32 values touches."""
+    return warp_sectors(byte_addresses, ITEMSIZE)
+
+
 # --8<-- [end:sectors]
 
 
 def used_fraction(byte_addresses: list[int]) -> float:
-    return len(byte_addresses) * ITEMSIZE / (sectors(byte_addresses) * SECTOR)
+    return len(byte_addresses) * ITEMSIZE / (sectors(byte_addresses) * SECTOR_BYTES)
 
 
 def column_conflicts(pad: int) -> int:

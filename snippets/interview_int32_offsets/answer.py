@@ -1,34 +1,19 @@
 """Interview exercise: the int32 offset that wraps past 2**31
 (docs/interview/fix-int32-offset-overflow.md). int32 arithmetic is emulated
-exactly, so the page's numbers are what a 32-bit register would hold."""
+exactly by the shared model, snippets/lib/int32_offsets.py, so the page's
+numbers are what a 32-bit register would hold."""
 
 from kernels.devices import H200
+from snippets.lib.int32_offsets import (
+    INT32_MAX,
+    as_int32,
+    first_wrapped_lane,
+    first_wrapping_program,
+)
 
 START = 2**31 - 100  # the grader's second case
 WINDOW = 4096
 BLOCK = 1024
-
-
-# --8<-- [start:wrap]
-def as_int32(value: int) -> int:
-    """What a 32-bit two's-complement register holds after `value`."""
-    return (value + 2**31) % 2**32 - 2**31
-
-
-def first_wrapped_lane(start: int, count: int) -> int | None:
-    """The first i in range(count) whose int32 offset start + i wraps."""
-    for i in range(count):
-        if as_int32(start + i) != start + i:
-            return i
-    return None
-
-
-# --8<-- [end:wrap]
-
-
-def first_wrapping_program(block: int) -> int:
-    """The first program id whose `pid * block` no longer fits in int32."""
-    return -(-(2**31) // block)
 
 
 def facts() -> dict[str, str]:
@@ -37,7 +22,7 @@ def facts() -> dict[str, str]:
     return {
         "given.start": "2**31 − 100",
         "given.window": f"{WINDOW:,}",
-        "answer.int32_max": f"{2**31 - 1:,}",
+        "answer.int32_max": f"{INT32_MAX:,}",
         "answer.first_lane": str(lane),
         "answer.wrapped": f"{as_int32(START + lane):,}".replace("-", "−"),
         "answer.bf16_gb": f"{bf16_bytes / 1e9:.2f} GB",

@@ -2,12 +2,16 @@
 (docs/interview/kv-cache-and-capacity.md). The step model is the lesson
 "Batching"'s bandwidth bound (snippets/lib/batching.py): each decode step
 reads the weights once and every sequence's KV cache once; Little's law
-turns an arrival rate into sequences in flight."""
-
-import math
+(the lesson "Capacity planning"'s, snippets/lib/littles_law.py) turns an
+arrival rate into sequences in flight."""
 
 from kernels.devices import H200
 from snippets.lib.batching import MODEL, kv_bytes_per_token
+from snippets.lib.littles_law import (
+    in_flight_when_time_grows,
+    replicas_for,
+    sustained_rate,
+)
 
 TOKENS_PER_SEQUENCE = 2000  # the most a sequence holds: prompt plus output
 OUTPUT_TOKENS = 500  # decode steps per request
@@ -38,23 +42,25 @@ def max_batch() -> int:
 
 
 def in_flight(rate: float) -> float | None:
-    """Little's law, L = rate * OUTPUT_TOKENS * step_s(L), solved for L on one
-    replica; None when no batch keeps up (the queue grows without bound)."""
-    a = rate * OUTPUT_TOKENS * weights_bytes() / H200.hbm_bytes_per_s
-    b = rate * OUTPUT_TOKENS * kv_per_sequence() / H200.hbm_bytes_per_s
-    if b >= 1:
-        return None
-    L = a / (1 - b)
-    return L if L <= max_batch() else None
+    """Sequences in flight on one replica: each stays OUTPUT_TOKENS steps, and
+    a step's time grows with the sequences in the batch. None when no batch
+    keeps up (the queue grows without bound) or the batch would not fit."""
+    L = in_flight_when_time_grows(
+        rate,
+        fixed_s=OUTPUT_TOKENS * weights_bytes() / H200.hbm_bytes_per_s,
+        per_request_s=OUTPUT_TOKENS * kv_per_sequence() / H200.hbm_bytes_per_s,
+    )
+    return L if L is not None and L <= max_batch() else None
 
 
 def max_rate() -> float:
     """The arrival rate one replica sustains at its largest batch."""
-    return max_batch() / (OUTPUT_TOKENS * step_s(max_batch()))
+    return sustained_rate(max_batch(), OUTPUT_TOKENS * step_s(max_batch()))
 
 
 def replicas(rate: float) -> int:
-    return math.ceil(rate / max_rate())
+    """Replicas for `rate`: each sustains max_rate() at its largest batch."""
+    return replicas_for(rate, max_rate())
 
 
 # --8<-- [end:model]

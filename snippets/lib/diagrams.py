@@ -21,10 +21,16 @@ MUTED = "#8c8c8c"
 #: Fill for a cell with no emphasis: grey at low opacity works on both themes.
 FILL_ALPHA = 0.25
 
-#: Points of text at the figure's natural size; pages never scale a diagram
-#: below 30rem, which keeps this at 10 px or more on a phone.
+#: Points of text at the figure's natural size. A page scales a diagram down
+#: with its column only until its smallest text reaches 10 px, and scrolls it
+#: from there (scripts/site/diagrams.py).
 FONT_SIZE = 11
 MAX_WIDTH_IN = 7.0
+#: The widest a figure may be and still fit a phone's column without
+#: scrolling: a 390 px screen leaves about 350 px of column, and a figure
+#: whose smallest text is FONT_SIZE - 1 may shrink to 4.6 * 72 * 10.1 / 10,
+#: about 335 px, before that text drops below 10 px.
+PHONE_WIDTH_IN = 4.6
 
 
 def figure(width_in: float, height_in: float):
@@ -58,6 +64,25 @@ def style_axes(ax, *, grid: bool = False) -> None:
     ax.title.set_size(FONT_SIZE + 1)
     if grid:
         ax.grid(True, color=MUTED, alpha=0.4, linewidth=0.6)
+
+
+def plain_log_ticks(axis, ticks: list[float]) -> None:
+    """Put tick labels on a log axis at `ticks` as plain text ('0.01', '1',
+    '100', '10k', '4,096'): matplotlib's default math text draws a power's
+    exponent at 70% of the font size, too small to read on a phone."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_ticklabels([plain_number(t) for t in ticks])
+
+
+def plain_number(value: float) -> str:
+    """A tick value as a reader writes it: '0.01', '10', '10k', '1M', '4,096'."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if value / size in (1, 10, 100):
+            return f"{value / size:g}{suffix}"
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
 if __name__ == "__main__":

@@ -77,33 +77,36 @@ def ptx_side_by_side(op: str, names: tuple[str, ...], prefixes: tuple[str, ...])
 
 
 def second_compiler_note(op: str, triton: str = "3.6") -> str:
-    """One sentence: how the GPU machine's Triton compiles the same builds
-    (results/artifacts/triton-<version>/), registers and spills per build
-    that differ, and builds it has not compiled."""
+    """One clause: how many of `op`'s builds the GPU machine's Triton
+    (results/artifacts/triton-<version>/) compiles to other registers or with
+    spills, and how many it has not compiled. The builds themselves are listed
+    once, on the Benchmarks page ("Two Tritons"), which a page links to after
+    this clause."""
     first, second = load(op), load(op, artifact_path(op, triton))
     if first is None or second is None:
-        return f"No Triton {triton} artifact of `{op}` is committed."
+        return f"No Triton {triton} artifact of `{op}` is committed"
     theirs = {b["build"]: b for b in second["builds"]}
-    differ, missing = [], []
+    differ = spilled = missing = 0
     for b in first["builds"]:
         other = theirs.get(b["build"])
         if other is None:
-            missing.append(f"`{b['build']}`")
+            missing += 1
             continue
         spill = other["spill_store_bytes"] + other["spill_load_bytes"]
-        if other["registers"] != b["registers"] or spill:
-            differ.append(
-                f"`{b['build']}` {other['registers']} registers"
-                + (f" and {spill:,} bytes of spills" if spill else "")
-            )
-    text = (
-        f"The benchmark machine runs Triton {second['triton_version']}, whose "
-        "artifact gives "
-        + ("; ".join(differ) if differ else "the same registers for every build")
-    )
+        differ += other["registers"] != b["registers"] or bool(spill)
+        spilled += bool(spill)
+    total = len(first["builds"])
+    text = f"The benchmark machine runs Triton {second['triton_version']}, which "
+    if differ:
+        share = f"all {total} of" if differ == total else f"{differ} of"
+        share += " these builds" if differ == total else f" these {total} builds"
+        text += f"compiles {share} to other registers"
+        text += f" ({spilled} with spills)" if spilled else ""
+    else:
+        text += "gives the same registers for every build"
     if missing:
-        text += f"; it has not compiled {', '.join(missing)} yet"
-    return text + "."
+        text += f" and has not compiled {missing} of them yet"
+    return text
 
 
 def compiled_for(op: str) -> str:

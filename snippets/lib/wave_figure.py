@@ -16,10 +16,18 @@ from snippets.lib.waves import Waves
 def waves_figure(grid_size: int, sm_count: int = H200.sm_count, blocks_per_sm: int = 1):
     """A diagram: one row per wave, one cell per slot; busy cells in the
     accent colour, the idle slots of the last wave in grey."""
-    from snippets.lib.diagrams import ACCENT, FILL_ALPHA, INK, MUTED, figure, style_axes
+    from snippets.lib.diagrams import (
+        ACCENT,
+        FILL_ALPHA,
+        INK,
+        MUTED,
+        PHONE_WIDTH_IN,
+        figure,
+        style_axes,
+    )
 
     waves = Waves(sm_count, blocks_per_sm, grid_size)
-    fig = figure(6.5, 0.9 + 0.45 * waves.count)
+    fig = figure(PHONE_WIDTH_IN, 0.9 + 0.45 * waves.count)  # fits a phone
     ax = fig.add_subplot()
     for row, busy in enumerate(waves.sizes):
         y = waves.count - 1 - row  # the first wave on top

@@ -2,7 +2,15 @@
 stacked by kind, against one H200's memory."""
 
 from kernels.devices import H200
-from snippets.lib.diagrams import ACCENT, INK, MUTED, SECOND, figure, style_axes
+from snippets.lib.diagrams import (
+    ACCENT,
+    INK,
+    MUTED,
+    PHONE_WIDTH_IN,
+    SECOND,
+    figure,
+    style_axes,
+)
 from snippets.lib.training_memory.budget import GB, training_memory_bytes
 from snippets.lib.training_memory.worked import WORKED, model
 
@@ -29,8 +37,9 @@ def zero_stage_bars(key: str = "llama3-70b", recompute: str = "full"):
         )
         for stage in stages
     ]
-    fig = figure(6.5, 3.6)
-    ax = fig.add_subplot()
+    # Phone-width: the legend sits under the bars, the title on two lines.
+    fig = figure(PHONE_WIDTH_IN, 4.2)
+    ax = fig.add_axes((0.17, 0.24, 0.79, 0.63))
     style_axes(ax)
     bottoms = [0.0] * len(budgets)
     for kind, colour in zip(KINDS, COLOURS, strict=True):
@@ -50,9 +59,14 @@ def zero_stage_bars(key: str = "llama3-70b", recompute: str = "full"):
     ax.text(3.45, limit, " one H200", color=INK, va="bottom", ha="right")
     ax.set_xticks(list(stages), ["plain DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"])
     ax.set_ylabel("GB per GPU")
-    ax.set_title(f"{cfg.name}, {WORKED['data_parallel']} ranks, {recompute} recompute")
-    ax.legend(frameon=False, labelcolor=INK)
-    fig.tight_layout()
+    ax.set_title(f"{cfg.name}, {WORKED['data_parallel']} ranks,\n{recompute} recompute")
+    fig.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=2,
+        frameon=False,
+        labelcolor=INK,
+    )
     return fig
 
 

@@ -20,13 +20,16 @@ def roofline_figure(measured: bool = True):
         FONT_SIZE,
         INK,
         MUTED,
+        PHONE_WIDTH_IN,
         SECOND,
         figure,
+        plain_log_ticks,
         style_axes,
     )
 
-    fig = figure(7.0, 4.6)
-    ax = fig.add_subplot()
+    # Phone-width, the legend stacked under the plot rather than inside it.
+    fig = figure(PHONE_WIDTH_IN, 5.0)
+    ax = fig.add_axes((0.17, 0.38, 0.79, 0.59))
     style_axes(ax, grid=True)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -44,7 +47,9 @@ def roofline_figure(measured: bool = True):
         ax.annotate(
             f"{dtype} ridge {fmt_num(ridge(dtype))}",
             (ridge(dtype), PEAKS[dtype] / 1e12),
-            xytext=(4, 5),
+            # Right of the ridge's tick: the slope to its left stays clear.
+            xytext=(-4, 5),
+            ha="right",
             textcoords="offset points",
             color=colour,
             fontsize=FONT_SIZE,
@@ -80,26 +85,26 @@ def roofline_figure(measured: bool = True):
                 linestyle="none",
                 label="measured",
             )
-    if zero:
-        ax.text(
-            lo * 1.3,
-            PEAKS["fp8"] / 1e12 * 0.5,
-            f"not drawn: {', '.join(zero)} (no FLOPs)",
-            color=INK,
-            fontsize=FONT_SIZE,
-            va="top",
-        )
     ax.set_xlim(lo, hi)
     ax.set_ylim(top=PEAKS["fp8"] / 1e12 * 4)
-    ax.set_xlabel("arithmetic intensity, FLOP per byte of HBM traffic")
+    plain_log_ticks(ax.xaxis, [1e-2, 1, 1e2, 1e4])
+    plain_log_ticks(ax.yaxis, [0.1, 1, 10, 100, 1e3])
+    ax.set_xlabel("arithmetic intensity,\nFLOP per byte of HBM traffic")
     ax.set_ylabel("attainable TFLOP/s")
-    legend = ax.legend(loc="lower right", fontsize=FONT_SIZE - 1, frameon=False)
-    for text in legend.get_texts():
+    legend = fig.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=2,
+        fontsize=FONT_SIZE - 1,
+        frameon=False,
+        title=f"not drawn: {', '.join(zero)} (no FLOPs)" if zero else None,
+        title_fontsize=FONT_SIZE - 1,
+    )
+    for text in [*legend.get_texts(), legend.get_title()]:
         text.set_color(INK)
-    fig.subplots_adjust(left=0.11, right=0.98, top=0.97, bottom=0.12)
     return fig
 
 
 if __name__ == "__main__":
-    (ax,) = roofline_figure().axes
-    print(f"{len(ax.get_legend().get_texts())} kernels on the roofline")
+    (legend,) = roofline_figure().legends
+    print(f"{len(legend.get_texts())} kernels on the roofline")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from evidence.tables import markdown_table
 from kernels.devices import H200
+from snippets.lib.occupancy import register_warps, residency
 from snippets.lib.waves import Waves, gemm_work_units
-from snippets.threads_blocks_warps_waves.occupancy import register_warps, residency
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "results" / "artifacts"

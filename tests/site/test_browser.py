@@ -196,6 +196,23 @@ WIDE_TABLES_JS = """() => [...document.querySelectorAll(
   .map(w => `a table scrolls (${w.scrollWidth} > ${w.clientWidth} px), first `
     + `header: ${(w.querySelector("th") || w).textContent.trim().slice(0, 40)}`)"""
 
+# The diagrams that must fit a 390 px phone's column without scrolling
+# (issue 32, item 4): each page and the start of its figure's alt text.
+PHONE_FIT = {
+    "kernels/where-time-goes/napkin-math-and-the-roofline/": "The H200 roofline",
+    "foundations/inference-budgets/": "Log-log roofline",
+    "kernels/matrix-multiplication/hopper-tensor-cores/": "A 128 by 256",
+    "kernels/work-mapping/threads-blocks-warps-waves/": "A grid of 140 blocks",
+    "foundations/memory-budgets-for-training/": "Stacked bars",
+}
+# Every diagram at the current width: the start of its alt text, and how it
+# scrolls sideways ("" when it fits).
+PHONE_DIAGRAMS_JS = """() => [...document.querySelectorAll(
+    ".md-content figure.diagram")].map(f => [
+  ((f.querySelector("svg") || f).getAttribute("aria-label") || "").slice(0, 40),
+  f.scrollWidth > f.clientWidth + 1
+    ? `scrolls (${f.scrollWidth} > ${f.clientWidth} px)` : ""])"""
+
 # Rendered size of every text in a plot or diagram: its font size in the
 # SVG's units times the scale the page draws it at. An <img> of an SVG is
 # measured on a copy of the file drawn at the image's width.
@@ -555,6 +572,7 @@ def run_survey(browser, server, built_site) -> dict:
             "diagrams",
             "reading",
             "screenshots",
+            "phone_diagrams",
         )
     }
     found["first_run_s"] = None
@@ -594,6 +612,8 @@ def run_survey(browser, server, built_site) -> dict:
                 else:
                     small = page.evaluate(PLOT_TEXT_JS, MIN_PLOT_TEXT_PX)
                     found["plot_text"].extend(f"/{url}: {s}" for s in small)
+                    drawn_here = page.evaluate(PHONE_DIAGRAMS_JS)
+                    found["phone_diagrams"].extend((url, *d) for d in drawn_here)
                 if viewport is DESKTOP:
                     # An SVG scales as a whole: what is clipped or faint at
                     # one width is so at every width, and the phone's text
@@ -815,6 +835,19 @@ def test_diagram_text_is_readable_in_light_and_dark_mode_and_never_clipped(surve
     screenshotted in both schemes."""
     assert survey["screenshots"], "no diagram was screenshotted"
     assert not survey["diagrams"], "\n".join(survey["diagrams"])
+
+
+def test_the_main_diagrams_fit_a_phone_column(survey):
+    """The five figures a reader most needs draw whole at 390 px, their
+    smallest text still 10 px (the next test): no sideways scrolling."""
+    found, misfits = set(), []
+    for url, label, scrolls in survey["phone_diagrams"]:
+        if url in PHONE_FIT and label.startswith(PHONE_FIT[url]):
+            found.add(url)
+            if scrolls:
+                misfits.append(f"/{url}: {label!r} {scrolls}")
+    assert found == set(PHONE_FIT), f"not drawn: {sorted(set(PHONE_FIT) - found)}"
+    assert not misfits, "\n".join(misfits)
 
 
 def test_no_answer_or_raw_markdown_shows_before_the_reader_opens_it(survey):

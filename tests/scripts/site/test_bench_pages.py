@@ -94,6 +94,12 @@ def test_cpu_result_is_labelled_cpu_everywhere(tree):
     assert "interpreter: correct, not timed" in text
     assert "F " not in text  # no fraction of a ceiling from host timers
     assert "| R |" not in text
+    # The legend and the reproduce line are said once, on the Benchmarks
+    # page, and linked; the table, the notes and the plot stay.
+    assert "Each cell" not in text and "Reproduce on your GPU" not in text
+    assert 'href="reference/benchmarks/#kernels"' in text
+    assert "| Shape |" in text and "<figure" in text
+    assert "Eager here is two kernels." in text  # this kernel's own baseline
 
 
 def test_gpu_result_is_preferred_over_a_newer_cpu_one(tree):

@@ -80,3 +80,7 @@ def test_untinted_text_follows_the_theme_and_the_width_keeps_text_legible():
     assert f"min-width: {width}px" in root
     assert smallest * width / box >= site_diagrams.MIN_TEXT_PX
     assert site_diagrams.min_width_px("<svg viewBox='0 0 10 10'></svg>") == 0
+    # A narrow figure does not grow past 1.2 times its natural size.
+    assert f"max-width: {site_diagrams.max_width_px(svg)}px" in root
+    assert site_diagrams.max_width_px(svg) == int(box * 4 / 3 * 1.2)
+    assert site_diagrams.max_width_px("<svg></svg>") == 0

@@ -43,7 +43,13 @@ def test_missing_artifact_gives_notes(tmp_path, monkeypatch):
 def test_second_compiler_note(tmp_path, monkeypatch):
     note = artifacts.second_compiler_note("matmul")
     assert note.startswith("The benchmark machine runs Triton 3.6")
+    # Counted, not listed: the builds are listed once, on the Benchmarks page.
+    builds = len(artifacts.load("matmul")["builds"])
+    assert f"of these {builds} builds" in note and "`" not in note
+    assert artifacts.second_compiler_note("residual_add_relu").endswith(
+        "gives the same registers for every build"
+    )
     monkeypatch.setattr(evidence_artifacts, "ARTIFACTS", tmp_path)
     assert artifacts.second_compiler_note("matmul") == (
-        "No Triton 3.6 artifact of `matmul` is committed."
+        "No Triton 3.6 artifact of `matmul` is committed"
     )
