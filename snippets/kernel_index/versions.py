@@ -6,7 +6,10 @@ fast it runs.
 A version is a kernel function (``matmul_v3_kernel``); its row shows the
 first artifact build that compiles it. Shared memory is what Triton asks for
 at launch; a build that asks for more than the target allows a block
-(``kernels/devices.py``) compiles, but its launch would fail there.
+(``kernels/devices.py``) compiles, but its launch would fail there. The
+kernels, their metrics and their goals come from the catalog
+(``results/kernels.json``, which ``python -m scripts.catalog`` writes from the
+descriptors and a test keeps current), so the site's build imports no kernel.
 """
 
 from __future__ import annotations
@@ -15,10 +18,18 @@ import functools
 
 import evidence
 from evidence.tables import markdown_table
-from kernels.descriptor import discover
 from kernels.devices import TARGETS
 
 ARTIFACTS = evidence.RESULTS_DIR / "artifacts"
+CATALOG = evidence.RESULTS_DIR / "kernels.json"
+
+
+@functools.cache
+def catalog() -> dict:
+    """The committed catalog's kernels: metric, goals (each naming the
+    version it applies to)."""
+    return evidence.read("catalog", CATALOG).data["kernels"]
+
 
 #: Opcode prefixes of the matrix instructions, per family, most specific first.
 MATRIX_OPS = (
@@ -73,13 +84,11 @@ def version_rows() -> list[dict]:
     """One row per (kernel, function): its first build on every target
     (computed once per process: the artifacts do not change during a build)."""
     rows = []
-    for name, descriptor in discover().items():
-        if not descriptor.artifact_builds:
-            continue
+    for name, entry in catalog().items():
         by_target = {target: load(name, target) for target in TARGETS}
-        picked = {
-            f for goal in descriptor.goals for f in descriptor.goal_functions(goal)
-        }
+        if not any(by_target.values()):
+            continue
+        picked = {f for goal in entry["goals"] for f in goal.get("applies_to", [])}
         seen = set()
         hopper = by_target["sm_90a"] or {"builds": []}
         for record in hopper["builds"]:
@@ -95,7 +104,7 @@ def version_rows() -> list[dict]:
                     r for r in builds if r["function"] == function
                 ]
                 cells[target] = (
-                    summary(same[0], target, descriptor.metric) if same else "not built"
+                    summary(same[0], target, entry["metric"]) if same else "not built"
                 )
             rows.append(
                 {
@@ -129,11 +138,11 @@ def goals_table() -> str:
     """Each goal with the version it applies to (what the launcher runs at
     the goal's shapes); no device has measured any of them yet."""
     rows = []
-    for name, descriptor in discover().items():
-        for goal in descriptor.goals:
-            must = ", ".join(f"{t.metric} ≥ {t.at_least:g}" for t in goal.must)
-            functions = ", ".join(f"`{f}`" for f in descriptor.goal_functions(goal))
-            rows.append([name, goal.regime, must, functions, "not yet measured"])
+    for name, entry in catalog().items():
+        for goal in entry["goals"]:
+            must = ", ".join(f"{t['metric']} ≥ {t['at_least']:g}" for t in goal["must"])
+            functions = ", ".join(f"`{f}`" for f in goal.get("applies_to", []))
+            rows.append([name, goal["regime"], must, functions, "not yet measured"])
     header = ["kernel", "regime", "must reach", "applies to", "evidence"]
     return markdown_table(header, rows, escape=False)
 

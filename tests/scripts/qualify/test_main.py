@@ -9,7 +9,7 @@ import pytest
 
 import evidence as results
 from scripts.qualify.__main__ import main
-from scripts.qualify.cases import kernel_cases
+from scripts.qualify.cases import cases, kernel_cases
 
 ROOT = results.ROOT
 
@@ -47,7 +47,10 @@ def test_first_failure_mode_stops_and_prints_the_verdict(capsys):
     assert main([str(path), "--quiet-source"]) == 1
     out = capsys.readouterr().out
     assert "verdict: REJECTED: check launches-kernel failed on case " in out
-    assert out.count("not run") == len(kernel_cases()) + 4
+    # The order is shuffled per run, so how many unsupported-input cases ran
+    # before the first kernel case varies; every other kernel case never ran.
+    not_run = out.count("not run")
+    assert len(kernel_cases()) - 1 <= not_run <= len(cases()) - 1
     assert "sha256:" in out and "    1 |" not in out
 
 
