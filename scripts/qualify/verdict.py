@@ -94,7 +94,11 @@ class Verdict:
         self.failed_checks = sorted({f.check for f in failures}, key=CHECK_ORDER.index)
         divergence = explained_by_divergence(self.device, text, results)
         if failures:
-            self.first_failure = failures[0].to_dict()
+            # The earliest check of the contract's order that failed, on the
+            # first case it failed in: the same whichever order the run took
+            # (a result overwritten later fails an earlier case's check).
+            first = min(failures, key=lambda f: CHECK_ORDER.index(f.check))
+            self.first_failure = first.to_dict()
         if failures and divergence:
             self.status, self.exit_code = "inconclusive", EXIT_INCONCLUSIVE
             self.divergence = divergence
