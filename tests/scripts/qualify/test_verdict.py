@@ -2,6 +2,7 @@
 
 from scripts.qualify import verdict as v
 from scripts.qualify.cases import cases
+from scripts.qualify.contract import CHECK_ORDER
 from scripts.qualify.judge import CaseResult, Failure
 
 
@@ -14,12 +15,23 @@ def _verdict():
 def test_results_are_reported_in_the_contracts_case_order_whatever_ran_first():
     first, second = cases()[0], cases()[1]
     later = CaseResult(second, "fail", [Failure("values", second.name, 1, "wrong")])
-    earlier = CaseResult(first, "fail", [Failure("nan-mask", first.name, 1, "lost")])
+    earlier = CaseResult(first, "fail", [Failure("values", first.name, 1, "lost")])
     verdict = _verdict()
     verdict.conclude([later, earlier], "", 8)
     assert [c["name"] for c in verdict.cases] == [first.name, second.name]
     assert verdict.first_failure["case"] == first.name
     assert verdict.status == "rejected" and verdict.exit_code == 1
+
+
+def test_the_first_failure_is_the_earliest_check_in_the_contracts_order():
+    first, second = cases()[0], cases()[1]
+    early_check, late_check = CHECK_ORDER[0], CHECK_ORDER[-1]
+    on_first = CaseResult(first, "fail", [Failure(late_check, first.name, 1, "x")])
+    on_second = CaseResult(second, "fail", [Failure(early_check, second.name, 1, "y")])
+    verdict = _verdict()
+    verdict.conclude([on_first, on_second], "", 8)
+    assert verdict.first_failure["check"] == early_check
+    assert verdict.first_failure["case"] == second.name
 
 
 def test_a_refusal_names_the_line_and_how_to_override_it():
