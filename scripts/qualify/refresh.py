@@ -27,6 +27,7 @@ from pathlib import Path
 
 from evidence import ROOT, sha256_bytes
 from evidence import write as write_result
+from evidence.provenance import git_identity
 from scripts.cli import OneLineParser
 from scripts.qualify import evaluator
 
@@ -181,6 +182,7 @@ def run_corpus(
     each one, so a run stopped at its time limit keeps what it judged."""
     started = time.monotonic()
     entries = []
+    git = git_identity()
 
     def record() -> dict:
         return {
@@ -193,6 +195,7 @@ def run_corpus(
             "candidates": entries,
             "kill_matrix": kill_matrix(entries),
             "elapsed_s": round(time.monotonic() - started, 1),
+            "git": git,
         }
 
     for path in paths or corpus_files():

@@ -43,6 +43,12 @@ from evidence.method import (
 )
 from evidence.tables import markdown_table
 from evidence.text import inert
+from scripts.site.bench_format import (
+    format_bytes,
+    format_rate,
+    format_spread,
+    format_time,
+)
 from scripts.site.bench_goals import load_catalog, target_text
 from scripts.site.bench_plot import (
     plot_or_refuse,
@@ -99,37 +105,6 @@ def _profile_rounds(profile: str) -> str:
 # --------------------------------------------------------------------------
 # Formatting
 # --------------------------------------------------------------------------
-
-
-def _unit_for(ms: float) -> tuple[str, float]:
-    if ms < 1.0:
-        return "µs", 1e3
-    if ms < 1e3:
-        return "ms", 1.0
-    return "s", 1e-3
-
-
-def format_time(ms: float) -> str:
-    unit, scale = _unit_for(ms)
-    return f"{ms * scale:.3g} {unit}"
-
-
-def format_spread(row: dict) -> str:
-    unit, scale = _unit_for(row["median_ms"])
-    return f"{row['p20_ms'] * scale:.3g}–{row['p80_ms'] * scale:.3g} {unit}"
-
-
-def format_rate(value: float, metric: str) -> str:
-    if metric == "bandwidth":
-        return f"{value / 1e9:.4g} GB/s"
-    return f"{value / 1e12:.4g} TFLOP/s"
-
-
-def format_bytes(count: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            return f"{count / size:.3g} {unit}"
-    return f"{count} B"
 
 
 def _relative(page_url: str, target: str) -> str:

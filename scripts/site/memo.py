@@ -16,7 +16,8 @@ from __future__ import annotations
 import evidence as results
 from evidence.benchmarks import RESULTS_DIR, load_results, newest
 from evidence.tables import cell, markdown_table
-from scripts.site.bench_pages import format_time, ratio_r, target_text
+from scripts.site.bench_format import format_time
+from scripts.site.bench_pages import ratio_r, target_text
 from scripts.site.qualify_pages import (
     KERNEL,
     ROOT,

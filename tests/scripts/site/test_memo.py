@@ -150,11 +150,3 @@ def test_facts_hold_every_key_the_page_uses():
     page = (ROOT / "docs/reference/decision-memo.md").read_text()
     keys = re.findall(r"fact: scripts/site/memo.py:([\w.-]+)", page)
     assert keys and set(keys) <= set(memo.facts())
-
-
-def test_durations_never_print_in_scientific_notation():
-    from scripts.site.bench_pages import format_time
-
-    assert format_time(0.0043) == "4.3 µs"
-    assert format_time(26.3) == "26.3 ms"
-    assert format_time(2110.0) == "2.11 s"
