@@ -33,7 +33,6 @@ import ast
 import html
 import inspect
 import json
-import math
 import posixpath
 import re
 import shutil
@@ -45,7 +44,8 @@ from pathlib import Path
 
 from properdocs.exceptions import PluginError
 
-from scripts.site.calculator_runtime import kind_of
+# The page prints a prediction's answer as the browser prints a result.
+from scripts.site.calculator_runtime import kind_of, number_text
 from scripts.site.fences import substitute_in_prose
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -333,18 +333,6 @@ def calculator_html(
         + '<p class="calculator-result">Result: <output data-output '
         'aria-live="polite"></output></p></div>'
     )
-
-
-def number_text(value: float) -> str:
-    """A number as the page shows it: four significant figures, thousands
-    separated, never in e-notation above one."""
-    if math.isinf(value) or math.isnan(value):
-        return str(value)
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:.4g}"
 
 
 def predict_value(path: str, func_name: str, args_text: str) -> float:
