@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.shared import shared_dir
-from tests.site.sitebuild import CONFIG, build_errors, run_build
+from tests.site.sitebuild import CONFIG, REPOSITORY, build_errors, run_build
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +28,7 @@ def site_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not record.exists():
             started = time.perf_counter()
-            result = run_build(CONFIG, site, importtime=True)
+            result = run_build(CONFIG, site, importtime=True, env=REPOSITORY)
             record.write_text(
                 json.dumps(
                     {

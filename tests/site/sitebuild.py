@@ -15,14 +15,25 @@ HOOKS = "scripts/site/hooks.py"
 PROPERDOCS = [sys.executable, "-m", "properdocs"]
 # ProperDocs' own MkDocs 2 notice, and Material's.
 QUIET = {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+#: What the Pages workflow passes (.github/workflows/pages.yml), with a stand-in
+#: repository: the real site is tested with its "Edit this page" links on.
+REPOSITORY = {
+    "SITE_REPO_URL": "https://github.com/example-owner/gpu-perf-site",
+    "SITE_EDIT_URI": "edit/main/docs/",
+}
 IMPORT_LINE_RE = re.compile(r"^import time:\s*\d+ \|\s*\d+ \|(?P<name> +\S+)$", re.M)
 
 
 def run_build(
-    config_file: Path, site_dir: Path, *, importtime: bool = False
+    config_file: Path,
+    site_dir: Path,
+    *,
+    importtime: bool = False,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
     """`properdocs build --strict` of config_file into site_dir; with
-    importtime, Python's `-X importtime` report is in the result's stderr."""
+    importtime, Python's `-X importtime` report is in the result's stderr;
+    env adds variables to the build's environment."""
     python = [*PROPERDOCS[:1], "-X", "importtime", *PROPERDOCS[1:]]
     return subprocess.run(
         [
@@ -38,7 +49,10 @@ def run_build(
         cwd=ROOT,
         # The import report must see every page module imported: no cache.
         env=dict(
-            os.environ, **QUIET, **({"SITE_BUILD_CACHE": "off"} if importtime else {})
+            os.environ,
+            **QUIET,
+            **({"SITE_BUILD_CACHE": "off"} if importtime else {}),
+            **(env or {}),
         ),
         capture_output=True,
         text=True,

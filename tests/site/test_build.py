@@ -5,8 +5,11 @@ access level or mistitles a code block."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from tests.site.sitebuild import (
+    REPOSITORY,
+    ROOT,
     imported_by,
     run_build,
     variant_config,
@@ -138,3 +141,54 @@ def test_failing_insert_names_page_and_placeholder(tmp_path):
 def test_inserts_shown_as_code_are_left_alone(good_variant):
     # The build succeeded although the shown insert names no function.
     assert "no_such_function" in good_variant
+
+
+def test_every_page_links_to_its_own_source(site_build):
+    # "Edit this page" on every page, to the Markdown file it was built from,
+    # in the repository the Pages workflow names (REPOSITORY stands in for it).
+    site, _ = site_build
+    edit = f"{REPOSITORY['SITE_REPO_URL']}/{REPOSITORY['SITE_EDIT_URI']}"
+    missing = []
+    for html in sorted(site.rglob("index.html")):
+        folder = html.parent.relative_to(site).as_posix()
+        sources = (
+            [f"{folder}{suffix}" for suffix in (".md", "/index.md", ".ipynb")]
+            if folder != "."
+            else ["index.md"]
+        )
+        source = next((s for s in sources if (ROOT / "docs" / s).is_file()), None)
+        text = html.read_text(encoding="utf-8")
+        if (
+            source is None
+            or f'href="{edit}{source}" title="Edit this page"' not in text
+        ):
+            missing.append(folder)
+    assert not missing, f"pages without an edit link to their source: {missing}"
+
+
+def test_the_pages_workflow_passes_the_repository_it_runs_in():
+    # The published site's links point where the workflow runs: the address
+    # comes from GitHub's own context, never typed, and the branch is the one
+    # that triggers the build.
+    workflow = yaml.safe_load((ROOT / ".github/workflows/pages.yml").read_text())
+    steps = workflow["jobs"]["build"]["steps"]
+    build = next(s for s in steps if "properdocs build" in s.get("run", ""))
+    assert (
+        build["env"]["SITE_REPO_URL"]
+        == "${{ github.server_url }}/${{ github.repository }}"
+    )
+    assert build["env"]["SITE_EDIT_URI"] == "edit/${{ github.ref_name }}/docs/"
+    # yaml reads the key `on` as True.
+    assert workflow[True]["push"]["branches"] == ["main"]
+    assert "content.action.edit" in _mkdocs_config()["theme"]["features"]
+
+
+def _mkdocs_config() -> dict:
+    """mkdocs.yml with its tags (!ENV, !!python/name) read as plain values."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, tag, node: None)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
+    return yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
