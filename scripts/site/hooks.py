@@ -26,12 +26,12 @@ What the hooks do, in build order:
 - ``on_config``: reads ``docs/roadmap.yml`` (checked against its JSON Schema)
   and generates the navigation from it, keeping only pages whose files exist
   (the rest is "planned"; see ``scripts/site/roadmap.py``).
-- ``on_pre_build``: starts drawing the plots that build-time functions
-  produce (``SITE_FILE_PROVIDERS``) in a second process.
 - ``on_files``: publishes every file under ``snippets/``, ``kernels/``,
   ``evidence/`` and ``scripts/`` at ``src/<path>`` so each code block can link
   to the whole tested file, and reads every page's access level and title for
-  the table of built pages.
+  the table of built pages. For a one-off build it starts two processes: one
+  computes the pages' values from the last page back (``prefetch.py``), one
+  draws the plots that build-time functions produce (``SITE_FILE_PROVIDERS``).
 - ``on_page_markdown``: fails the build when a page lacks ``access: free`` or
   ``access: premium`` (or disagrees with the roadmap) or uses an unknown
   placeholder kind; expands the placeholders above; checks that every fenced
@@ -84,7 +84,7 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
-from scripts.site import calculators, placeholders, site_files
+from scripts.site import calculators, placeholders, prefetch, site_files
 from scripts.site.badges import BadgeError, expand_badges
 from scripts.site.build_cache import (
     MISSING,
@@ -482,10 +482,6 @@ def on_pre_build(config, **kwargs):
     _state["timings"] = {}
     _state["facts"] = {}
     _state["cache"] = BuildCache.from_environment()
-    _state["pool"], _state["site_files"] = start_site_files(
-        providers_used(Path(config["docs_dir"])),
-        in_background=_state.get("command") == "build",
-    )
 
 
 def on_files(files: Files, config, **kwargs):
@@ -501,10 +497,32 @@ def on_files(files: Files, config, **kwargs):
         level, title = peek_page(docs_dir / file.src_uri)
         built.append(BuiltPage(file.src_uri, title or file.src_uri, level))
     _state["built"] = built
+    one_off = _state.get("command") == "build"
+    _state["claims"], _state["ahead"] = prefetch.begin(
+        [(f.src_uri, f.url) for f in files.documentation_pages()],
+        lambda src, url: compute_page(docs_dir / src, src, url),
+        enabled=one_off and cache().enabled,
+    )
+    _state["pool"], _state["site_files"] = start_site_files(
+        providers_used(docs_dir), in_background=one_off
+    )
     return files
 
 
+def compute_page(path: Path, src: str, url: str) -> None:
+    """What on_page_markdown computes for a page, for the cache only."""
+    markdown, _ = get_data(path.read_text(encoding="utf-8-sig"))
+    markdown = expand_inserts(markdown.replace("\x02", ""), src, url, [])
+    markdown = calculators.expand(markdown, src, url)
+    expand_page_diagrams(expand_page_run_boxes(markdown, src), src)
+
+
 def on_page_markdown(markdown: str, page, config, files, **kwargs):
+    with prefetch.building(_state.get("claims"), page.file.src_uri):
+        return page_markdown(markdown, page, config)
+
+
+def page_markdown(markdown: str, page, config) -> str:
     src = page.file.src_uri
     page_access(page)
     try:
@@ -558,6 +576,7 @@ def on_post_page(output: str, page, config, **kwargs):
 
 
 def on_post_build(config, **kwargs):
+    prefetch.stop(_state.pop("ahead", None), _state.pop("claims", None))
     write_site_files(Path(config["site_dir"]), _state.pop("site_files", []))
     calculators.write_site(Path(config["site_dir"]))
     if pool := _state.pop("pool", None):
@@ -575,6 +594,7 @@ def on_post_build(config, **kwargs):
 
 
 def on_build_error(error, **kwargs):
+    prefetch.stop(_state.pop("ahead", None), _state.pop("claims", None))
     # A failed build does not wait for its plots.
     if pool := _state.pop("pool", None):
         pool.terminate()
