@@ -18,7 +18,7 @@ from snippets.lib.serving.blocks import BlockAllocator, blocks_needed
 
 
 # --8<-- [start:sequence]
-@dataclass
+@dataclass(eq=False)  # a request is itself: equal fields never make two one
 class Sequence:
     """One request while it is served. `cached` counts the tokens whose keys
     and values sit in the sequence's blocks; the rest of `tokens` is what the
@@ -60,7 +60,13 @@ class Sequence:
     def emits(self) -> bool:
         """Whether the coming step reaches the end of the known tokens and so
         produces a token (a middle chunk of a prefill does not)."""
-        return self.cached + len(self.fed_tokens) - len(self.draft) == len(self.tokens)
+        # len(self.tokens) and len(self.fed_tokens), counted, not built: the
+        # simulator asks this of every sequence at every step.
+        known = len(self.prompt) + len(self.output)
+        fed = min(
+            self.chunk or known - self.cached, known + len(self.draft) - self.cached
+        )
+        return self.cached + fed - len(self.draft) == known
 
 
 # --8<-- [end:sequence]

@@ -1,6 +1,8 @@
 """The scheduler alone, with a fake model: queueing, preemption and the
 order tokens come out, checked without any tensors."""
 
+import itertools
+
 import pytest
 
 from snippets.lib.serving.scheduler import Scheduler, Sequence, serve
@@ -77,3 +79,18 @@ def test_bad_scheduler_arguments_name_themselves():
         Scheduler(max_batch=1, block_size=4, num_blocks=4, token_budget=0)
     with pytest.raises(ValueError, match="watermark"):
         Scheduler(max_batch=1, block_size=4, num_blocks=4, watermark=1.5)
+
+
+def test_emits_counts_what_the_token_lists_hold():
+    # The counted form must agree with its definition on the lists.
+    for prompt, output, cached, chunk, draft in itertools.product(
+        (1, 5, 9), (0, 2), (0, 3, 6), (0, 1, 4), (0, 2)
+    ):
+        seq = Sequence(0, [7] * prompt, limit=8, output=[8] * output)
+        seq.cached, seq.chunk, seq.draft = (
+            min(cached, prompt + output),
+            chunk,
+            [9] * draft,
+        )
+        listed = seq.cached + len(seq.fed_tokens) - len(seq.draft) == len(seq.tokens)
+        assert seq.emits == listed, (prompt, output, cached, chunk, draft)
