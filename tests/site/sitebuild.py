@@ -18,8 +18,7 @@ QUIET = {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
 #: What the Pages workflow passes (.github/workflows/pages.yml), with a stand-in
 #: repository: the real site is tested with its "Edit this page" links on.
 REPOSITORY = {
-    "SITE_REPO_URL": "https://github.com/example-owner/gpu-perf-site",
-    "SITE_EDIT_URI": "edit/main/docs/",
+    "SITE_EDIT_URI": "https://github.com/example-owner/gpu-perf-site/edit/main/docs/"
 }
 IMPORT_LINE_RE = re.compile(r"^import time:\s*\d+ \|\s*\d+ \|(?P<name> +\S+)$", re.M)
 
