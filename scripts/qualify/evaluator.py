@@ -498,7 +498,7 @@ def _run(path, device, verdict, say, options: Options, limits):
             f"and pass its sha256 ({verdict.sha256})"
         )
     if options.show_source:
-        lines = data.decode("utf-8", errors="backslashreplace").splitlines()
+        lines = review.source_lines(data.decode("utf-8", errors="backslashreplace"))
         say(f"source ({len(lines)} lines), shown before it runs:")
         for number, line in enumerate(lines, start=1):
             say(f"  {number:4d} | {review.escape(line)}")

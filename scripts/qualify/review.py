@@ -69,12 +69,21 @@ def suspicious(text: str) -> list[dict]:
             name = _called(node.func)
             if name in CALLS:
                 found.append(_item(line, f"{name}()", CALLS[name]))
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(source_lines(text), start=1):
         for pattern, why in TEXT.items():
             if match := pattern.search(line):
                 found.append(_item(number, match.group(0), why))
     unique = {(f["line"], f["construct"]): f for f in found}
     return sorted(unique.values(), key=lambda f: (f["line"], f["construct"]))
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines as Python's parser numbers them: split at \\n, \\r\\n and
+    \\r only. (str.splitlines also splits at form feeds, vertical tabs and
+    other separators, so a candidate could shift every later line number
+    away from the one its listing and the parser give.)"""
+    lines = re.split(r"\r\n|\r|\n", text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _module(found: list[dict], name: str, line: int) -> None:

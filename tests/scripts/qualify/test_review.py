@@ -55,3 +55,13 @@ def test_control_characters_are_escaped():
     assert review.escape("ok\rfake") == "ok\\x0dfake"  # carriage return
     assert review.escape("x\u202ey") == "x\\u202ey"  # right-to-left override
     assert review.escape("tab\tand é stay") == "tab\tand é stay"
+
+
+def test_line_numbers_are_the_parsers_even_across_form_feeds():
+    # str.splitlines would count the form feed and the vertical tab as line
+    # ends and put the text-found constructs two lines below the parser's.
+    text = "x = 1  # \f page\ny = 2  # \v tab\nz = '/proc'\nimport ctypes\n"
+    found = {(f["line"], f["construct"]) for f in review.suspicious(text)}
+    assert found == {(3, "/proc"), (4, "import ctypes")}
+    assert review.source_lines(text)[2] == "z = '/proc'"
+    assert review.source_lines("a\r\nb\rc") == ["a", "b", "c"]
