@@ -461,18 +461,50 @@ def test_softmax_moves_16_bytes_per_access_and_never_spills(build, itemsize, loo
     _assert_no_spills(record)
 
 
-def test_attention_artifacts_are_built_with_the_launcher_configs():
+@pytest.mark.parametrize("target", artifacts.TARGETS)
+def test_attention_artifacts_are_built_with_the_launcher_configs(target):
     import kernels.attention as at
 
-    for record in artifacts.load_artifact("attention")["builds"]:
+    picks = {
+        "attention_v1_kernel": lambda dtype, D, target: at.config_for(dtype, D),
+        "attention_v2_kernel": lambda dtype, D, target: at.config_v2_for(dtype, D),
+        "attention_v3_kernel": at.config_v3_for,
+        "attention_v4_kernel": at.config_v3_for,
+    }
+    data = artifacts.load_artifact("attention", artifacts.ARTIFACT_DIR, target)
+    for record in data["builds"]:
         dtype = getattr(torch, record["dtype"])
-        v1 = record["function"] == "attention_v1_kernel"  # v2 and v3 share a config
-        pick = at.config_for if v1 else at.config_v2_for
-        config = pick(dtype, record["shape"]["D"])
+        shape = record["shape"]
+        config = picks[record["function"]](dtype, shape["D"], shape.get("target"))
         assert record["constexprs"]["BLOCK_M"] == config.BLOCK_M, record["build"]
         assert record["constexprs"]["BLOCK_N"] == config.BLOCK_N, record["build"]
         assert record["num_warps"] == config.num_warps, record["build"]
         assert record["num_stages"] == config.num_stages, record["build"]
+
+
+def test_attention_v3_and_v4_do_not_spill_on_sm_120a_with_its_own_tiles():
+    # The tiles the launcher picks on an RTX 50-class part: both products on
+    # mma.sync, no spill. Hopper's 128 x 128 tiles, kept as a record, do
+    # spill there: the same check fails on them.
+    data = artifacts.load_artifact("attention", artifacts.ARTIFACT_DIR, "sm_120a")
+    own = [r for r in data["builds"] if r["shape"].get("target") == "sm_120a"]
+    assert {r["function"] for r in own} == {
+        "attention_v3_kernel",
+        "attention_v4_kernel",
+    }
+    for record in own:
+        assert (
+            record["sass_opcodes"].get("HMMA.16816.F32.BF16", 0)
+            + record["sass_opcodes"].get("HMMA.16816.F32", 0)
+            > 0
+        ), record["build"]
+        _assert_no_spills(record)
+    hopper = load_build(
+        "attention", "v3-bf16-d128-tma-hopper-tiles", artifacts.ARTIFACT_DIR, "sm_120a"
+    )
+    assert hopper["constexprs"]["BLOCK_N"] == 128
+    with pytest.raises(AssertionError, match="hopper-tiles"):
+        _assert_no_spills(hopper)
 
 
 def test_attention_never_spills():
