@@ -921,3 +921,18 @@ def test_transpose_v3_stages_a_64_by_128_tile_with_128_bit_accesses(
     assert v3["ptx_opcodes"].get("min.s64", 0) == 1
     assert "min.s64" not in v2["ptx_opcodes"]
     _assert_no_spills(v3)
+
+
+@pytest.mark.parametrize("target", artifacts.TARGETS)
+def test_a_whole_65k_softmax_row_in_one_block_spills_on_every_target(target):
+    # Why no version keeps a 65K row on chip (kernels/softmax.py's notes):
+    # at 16 and at 32 warps the float32 row overflows the registers.
+    for build in ("v1-bf16-65536", "v1-bf16-65536-32-warps"):
+        record = load_build("softmax", build, artifacts.ARTIFACT_DIR, target)
+        assert record["constexprs"]["BLOCK"] == 65536
+        assert record["spill_store_bytes"] > 0, (target, build)
+        assert any(op.startswith("STL") for op in record["sass_opcodes"])
+    widest = load_build(
+        "softmax", "v1-bf16-65536-32-warps", artifacts.ARTIFACT_DIR, target
+    )
+    assert widest["num_warps"] == 32 and widest["registers"] == 64
