@@ -82,6 +82,18 @@ def order_table() -> str:
     return markdown_table(header, rows, "llrrr")
 
 
+# --8<-- [start:group-of-one]
+def group_of_one() -> dict[str, float]:
+    """Exercise: version 3's tiles and residency with GROUP_M = 1, i.e.
+    row order, at the wide shape."""
+    M, N = SHAPES[-1]
+    entry = build("transpose", BUILDS["v3"])
+    c = entry["constexprs"]
+    programs = resident_programs(entry)
+    return first_wave(M, N, c["BLOCK_M"], c["BLOCK_N"], 1, programs, ITEMSIZE)
+    # --8<-- [end:group-of-one]
+
+
 def facts() -> dict[str, str]:
     """Values the page states."""
     M, N = SHAPES[-1]
@@ -93,6 +105,9 @@ def facts() -> dict[str, str]:
         "v2-bytes": f"{v2['bytes_per_row']:,.0f}",
         "v3-bytes": f"{v3['bytes_per_row']:,.0f}",
         "ratio": f"{v3['bytes_per_row'] / v2['bytes_per_row']:.1f}",
+        "group-1-rows": f"{group_of_one()['rows']:,}",
+        "group-1-bytes": f"{group_of_one()['bytes_per_row']:,.0f}",
+        "v3-rows": f"{v3['rows']:,}",
     }
 
 

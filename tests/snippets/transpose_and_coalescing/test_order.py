@@ -46,3 +46,12 @@ def test_grouped_order_gives_each_row_more_bytes_at_the_wide_shape():
     assert float(facts["ratio"]) > 1
     assert facts["group"] == "8"
     assert order.order_table().count("\n") == 1 + 2 * len(order.SHAPES)
+
+
+def test_exercise_wider_tiles_alone_leave_the_stretch_unchanged():
+    facts = order.facts()
+    assert facts["group-1-bytes"] == facts["v2-bytes"]
+    assert facts["group-1-rows"] != facts["v3-rows"]
+    assert float(facts["v3-bytes"].replace(",", "")) > float(
+        facts["group-1-bytes"].replace(",", "")
+    )
