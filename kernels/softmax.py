@@ -46,10 +46,13 @@ Rows of 65K columns, on chip (not built)
     the most a block may have) record why one block cannot: the float32 row
     needs 64 registers a thread at 1,024 threads, which is the whole
     per-thread budget there, and ptxas spills to local memory at both
-    widths (the sm_90a artifact). A probe that kept the row in bf16 (the max
-    taken in bf16 through ``tl.reduce`` with a select, the output's
-    exponential recomputed) still spilled 36 bytes a thread at 64 registers
-    (Triton 3.8, sm_90a, ``ptxas -v``). Splitting a row over several programs
+    widths (the sm_90a artifact). Probes that kept the row in bf16 at 32 warps
+    (the max taken in bf16 through ``tl.reduce`` with a select, so no
+    float32 copy is made for it, and the exponential taken again for the
+    output from a second, bitwise widening the compiler cannot merge with
+    the first) still spilled 30 to 40 bytes of stores a thread at 64
+    registers, in each of three arrangements (Triton 3.8, sm_90a,
+    ``ptxas -v``, 2026-12-01; not kept, as none showed the intended code). Splitting a row over several programs
     keeps it on chip only if they run together and exchange their (max, sum)
     before writing: a spin-wait across programs (which deadlocks Triton's
     interpreter, which runs programs one after another) or a thread-block
