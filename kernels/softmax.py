@@ -52,14 +52,15 @@ Rows of 65K columns, on chip (not built)
     output from a second, bitwise widening the compiler cannot merge with
     the first) still spilled 30 to 40 bytes of stores a thread at 64
     registers, in each of three arrangements (Triton 3.8, sm_90a,
-    ``ptxas -v``, 2026-12-01; not kept, as none showed the intended code). Splitting a row over several programs
-    keeps it on chip only if they run together and exchange their (max, sum)
-    before writing: a spin-wait across programs (which deadlocks Triton's
-    interpreter, which runs programs one after another) or a thread-block
-    cluster's distributed shared memory, as QuACK does, which Triton's
-    language does not expose. A split whose partial statistics merge in a
-    second launch must read the row again, as v4 does. So no version here
-    keeps a 65K row on chip; v4 stays the launcher's choice.
+    ``ptxas -v``, 2026-12-01; not kept, as none showed the intended code).
+    Splitting a row over several programs keeps it on chip only if they run
+    together and exchange their (max, sum) before writing: a spin-wait
+    across programs (which deadlocks Triton's interpreter, which runs
+    programs one after another) or a thread-block cluster's distributed
+    shared memory, as QuACK does, which ``triton.language`` does not
+    expose. A split whose partial statistics merge in a second launch must
+    read the row again, as v4 does. So no version here keeps a 65K row on
+    chip; v4 stays the launcher's choice.
 
 Napkin math
     ``bytes_moved``: the least traffic reads every element once and writes it
