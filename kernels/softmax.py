@@ -39,6 +39,29 @@ Configs (fixed, so compiled artifacts are reproducible)
     up to 16384 columns (32 values per thread at 16 warps, no spills).
     v2: 4096-column chunks, 8 warps. Both launch with one pipeline stage.
 
+Rows of 65K columns, on chip (not built)
+    The review's change for the 65K goal is to keep each row on chip, so
+    it is read once instead of twice. Two artifact builds of v1 at 65536
+    bf16 columns (``v1-bf16-65536``, 16 warps, and ``v1-bf16-65536-32-warps``,
+    the most a block may have) record why one block cannot: the float32 row
+    needs 64 registers a thread at 1,024 threads, which is the whole
+    per-thread budget there, and ptxas spills to local memory at both
+    widths (the sm_90a artifact). Probes that kept the row in bf16 at 32 warps
+    (the max taken in bf16 through ``tl.reduce`` with a select, so no
+    float32 copy is made for it, and the exponential taken again for the
+    output from a second, bitwise widening the compiler cannot merge with
+    the first) still spilled 30 to 40 bytes of stores a thread at 64
+    registers, in each of three arrangements (Triton 3.8, sm_90a,
+    ``ptxas -v``, 2026-12-01; not kept, as none showed the intended code).
+    Splitting a row over several programs keeps it on chip only if they run
+    together and exchange their (max, sum) before writing: a spin-wait
+    across programs (which deadlocks Triton's interpreter, which runs
+    programs one after another) or a thread-block cluster's distributed
+    shared memory, as QuACK does, which ``triton.language`` does not
+    expose. A split whose partial statistics merge in a second launch must
+    read the row again, as v4 does. So no version here keeps a 65K row on
+    chip; v4 stays the launcher's choice.
+
 Napkin math
     ``bytes_moved``: the least traffic reads every element once and writes it
     once, 2 * rows * cols * itemsize; v2 reads the row a second time, 3 * rows
@@ -86,10 +109,12 @@ def launch_config(
     *,
     version: str | None = None,
     block: int = ONLINE_BLOCK,
+    warps: int | None = None,
 ) -> list[Launch]:
     """One launch per call, none for an empty x. ``version`` None is what
     ``softmax`` picks: v3 when the row fits in one block, v4 otherwise. The
-    same config for every dtype."""
+    same config for every dtype. ``warps`` overrides v1's warp count (the
+    artifact build that tries a whole 65K row in one block of 32 warps)."""
     if rows * cols == 0:
         return []
     if version is None:
@@ -103,7 +128,7 @@ def launch_config(
         return [Launch("softmax_backward_kernel", tile, **options)]
     if version in ("v1", "v3"):
         width = max(16, triton.next_power_of_2(cols))  # the whole row
-        warps = fused_num_warps(width)
+        warps = warps or fused_num_warps(width)
     else:
         width, warps = block, ONLINE_WARPS
     kernel = f"softmax_{version}_kernel"
@@ -500,6 +525,24 @@ DESCRIPTOR = Descriptor(
             signature=_signature("bf16"),
             aligned=_ALIGNED,
             shows="the widest fused row: 32 values per thread, still no spills",
+        ),
+        ArtifactBuild(
+            build="v1-bf16-65536",
+            dtype="bfloat16",
+            shape={**_rc(2048, 65536), "version": "v1"},
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="not launched: a whole 65K row in one block of 16 warps, to "
+            "see whether it stays on chip; the float32 row spills",
+        ),
+        ArtifactBuild(
+            build="v1-bf16-65536-32-warps",
+            dtype="bfloat16",
+            shape={**_rc(2048, 65536), "version": "v1", "warps": 32},
+            signature=_signature("bf16"),
+            aligned=_ALIGNED,
+            shows="not launched: the same row over 32 warps, the most a block "
+            "may have; 64 registers a thread, and still spills",
         ),
         ArtifactBuild(
             build="v2-bf16-4096",

@@ -9,6 +9,13 @@ Versions
     ``BLOCK_N`` tile with contiguous rows, transposes it on chip
     (``tl.trans``; the compiler stages it through shared memory) and stores
     the output tile with contiguous rows too.
+    ``transpose_v3_kernel`` (grouped): version 2 with ``BLOCK_M`` by
+    ``GROUPED_BLOCK_N`` (64 x 128) tiles, taken in grouped order: program
+    ids walk down a group of ``GROUP_M`` tile rows before moving one tile to
+    the right, as grouped matmuls do, so the programs resident together
+    write neighbouring stretches of the same output rows instead of one
+    narrow column of many rows. Launched by ``transpose_v3``; not yet the
+    launcher's choice (no device has timed it).
     ``transpose(x)`` is the tiled version.
 
 Contract
@@ -36,6 +43,10 @@ BLOCK_M = 64
 BLOCK_N = 64
 NAIVE_BLOCK_N = 256
 NUM_WARPS = 4
+#: Version 3: twice version 2's columns per tile, tile rows grouped by 8.
+GROUPED_BLOCK_N = 128
+GROUP_M = 8
+GROUPED_NUM_WARPS = 8  # as many values per thread as version 2 holds
 
 
 def launch_config(
@@ -46,14 +57,25 @@ def launch_config(
     version: str = "v2",
     block_m: int = BLOCK_M,
     block_n: int | None = None,
+    group_m: int = GROUP_M,
 ) -> list[Launch]:
     """One launch, the same tile for every dtype and size (none when x is
-    empty). ``transpose`` is v2; v1 takes ``NAIVE_BLOCK_N`` columns of a row."""
+    empty). ``transpose`` is v2; v1 takes ``NAIVE_BLOCK_N`` columns of a row;
+    v3 takes ``GROUPED_BLOCK_N`` columns and ``GROUP_M`` tile rows a group."""
     if rows * cols == 0:
         return []
+    if version not in ("v1", "v2", "v3"):
+        raise ValueError(f"version must be 'v1', 'v2' or 'v3', got {version!r}")
     if version == "v1":
         tile = {"BLOCK_N": block_n or NAIVE_BLOCK_N}
         return [Launch("transpose_v1_kernel", tile, num_warps=NUM_WARPS)]
+    if version == "v3":
+        tile = {
+            "BLOCK_M": block_m,
+            "BLOCK_N": block_n or GROUPED_BLOCK_N,
+            "GROUP_M": group_m,
+        }
+        return [Launch("transpose_v3_kernel", tile, num_warps=GROUPED_NUM_WARPS)]
     tile = {"BLOCK_M": block_m, "BLOCK_N": block_n or BLOCK_N}
     return [Launch("transpose_v2_kernel", tile, num_warps=NUM_WARPS)]
 
@@ -115,6 +137,42 @@ def transpose_v2_kernel(
     # --8<-- [end:transpose-v2-kernel]
 
 
+# --8<-- [start:transpose-v3-kernel]
+@triton.jit
+def transpose_v3_kernel(
+    x_ptr,
+    out_ptr,
+    M,
+    N,
+    stride_xm,
+    stride_xn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    # Version 2's tile, with the tiles taken in grouped order: ids run down
+    # GROUP_M tile rows, then one tile right. Programs resident together
+    # then cover a block of tiles, so their stores fill neighbouring
+    # stretches of the same output rows.
+    pid = tl.program_id(axis=0).to(tl.int64)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    group_m = tl.minimum(tiles_m - first_m, GROUP_M)  # the last group is short
+    tile_m = first_m + (pid % per_group) % group_m
+    tile_n = (pid % per_group) // group_m
+    rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tile = tl.load(
+        x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn, mask=mask
+    )
+    out_offs = cols[:, None] * M + rows[None, :]
+    tl.store(out_ptr + out_offs, tl.trans(tile), mask=tl.trans(mask))
+    # --8<-- [end:transpose-v3-kernel]
+
+
 def validate(x: object) -> None:
     """Raise TypeError or ValueError naming the argument; launch nothing."""
     if not isinstance(x, torch.Tensor):
@@ -160,6 +218,37 @@ def transpose_v2(
     (launch,) = launch_config(x.dtype, M, N, block_m=block_m, block_n=block_n)
     grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n),)
     transpose_v2_kernel[grid](
+        x,
+        out,
+        M,
+        N,
+        x.stride(0),
+        x.stride(1),
+        **launch.constexprs,
+        **launch.options(),
+    )
+    return out
+
+
+def transpose_v3(
+    x: torch.Tensor,
+    *,
+    block_m: int = BLOCK_M,
+    block_n: int = GROUPED_BLOCK_N,
+    group_m: int = GROUP_M,
+) -> torch.Tensor:
+    """Grouped: version 2 with wider tiles in grouped order (not yet the
+    launcher's choice: no device has timed it)."""
+    validate(x)
+    M, N = x.shape
+    out = torch.empty((N, M), dtype=x.dtype, device=x.device)
+    if out.numel() == 0:
+        return out
+    (launch,) = launch_config(
+        x.dtype, M, N, version="v3", block_m=block_m, block_n=block_n, group_m=group_m
+    )
+    grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n),)
+    transpose_v3_kernel[grid](
         x,
         out,
         M,
@@ -273,6 +362,27 @@ DESCRIPTOR = Descriptor(
             aligned=_ALIGNED,
             shows="2-byte elements: the transposed read from shared memory "
             "becomes ldmatrix with transpose",
+            fixed=_UNIT_STRIDE,
+        ),
+        ArtifactBuild(
+            build="grouped-fp32",
+            dtype="float32",
+            shape={**_rc(1024, 1024), "version": "v3"},
+            signature=_SIGNATURE,
+            aligned=_ALIGNED,
+            shows="version 3: a 64 x 128 tile, twice version 2's shared memory, "
+            "still 128-bit loads and stores; the grouped order is integer "
+            "arithmetic on the program id",
+            fixed=_UNIT_STRIDE,
+        ),
+        ArtifactBuild(
+            build="grouped-bf16",
+            dtype="bfloat16",
+            shape={**_rc(1024, 1024), "version": "v3"},
+            signature={**_SIGNATURE, "x_ptr": "*bf16", "out_ptr": "*bf16"},
+            aligned=_ALIGNED,
+            shows="version 3, 2-byte elements: the wider tile through shared "
+            "memory and ldmatrix with transpose",
             fixed=_UNIT_STRIDE,
         ),
     ),

@@ -12,7 +12,7 @@ from kernels.attention.versions import (
     attention,
     attention_ref,
     bytes_moved,
-    config_v2_for,
+    config_v3_for,
     flops,
     launch_config,
 )
@@ -86,6 +86,12 @@ def _build(
     )
 
 
+#: Versions 3 and 4's Hopper tiles are built for these targets; sm_120a
+#: builds its own (``-sm120``: kernels/attention/versions.py, config_v3_for).
+_BIG_SHARED = ("sm_90a", "sm_100a")
+SM120 = "sm_120a"
+
+
 def _v3_build(
     *,
     build: str,
@@ -95,13 +101,16 @@ def _v3_build(
     shows: str,
     version: int = 3,
     warp_specialize: bool = False,
-    targets: tuple[str, ...] | None = None,
+    target: str | None = None,
+    targets: tuple[str, ...] = _BIG_SHARED,
 ):
     """A version 3 or 4 build: the descriptors' types carry the tile
     shapes; ``warp_specialize`` is passed to ``launch_config`` through the
-    shape, as the launcher never asks for it."""
+    shape, as the launcher never asks for it. A ``target`` ("sm_120a")
+    compiles that target's own tiles, for it alone; without one, Hopper's
+    tiles, for ``targets``."""
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
-    config = config_v2_for(getattr(torch, name), D)
+    config = config_v3_for(getattr(torch, name), D, target)
     bd = max(16, triton.next_power_of_2(D))
     q_tile = f"tensordesc<{dtype}[1, {config.BLOCK_M}, {bd}]>"
     kv_tile = f"tensordesc<{dtype}[1, {config.BLOCK_N}, {bd}]>"
@@ -112,6 +121,7 @@ def _v3_build(
             **_bhsd(4, 16, 4096, D, causal),
             **({"version": version} if version != LATEST else {}),
             **({"warp_specialize": True} if warp_specialize else {}),
+            **({"target": target} if target else {}),
         },
         signature={
             "q_desc": q_tile,
@@ -124,7 +134,7 @@ def _v3_build(
         aligned=("S",),
         shows=shows,
         fixed={"INTERPRETED": False},
-        targets=targets,
+        targets=(target,) if target else targets,
     )
 
 
@@ -276,10 +286,57 @@ DESCRIPTOR = Descriptor(
             # Not sm_120a: Triton 3.8's automatic warp specialisation stops
             # there with "InsertAref.cpp:448: createArefGet: Assertion
             # `consumers.size() > 0' failed" (pass NVWSInsertAref).
-            targets=("sm_90a", "sm_100a"),
+            targets=_BIG_SHARED,
             shows="version 4 with tl.range(warp_specialize=True): on sm_100a "
             "the loop is split into partitions that trade registers "
             "(setmaxnreg); on sm_90a the flag changes nothing",
+        ),
+        # Consumer Blackwell: the tiles the launcher picks there.
+        _v3_build(
+            build="v3-bf16-d128-tma-sm120",
+            dtype="bf16",
+            D=128,
+            causal=False,
+            target=SM120,
+            shows="version 3 on sm_120a: 32-key blocks, so the scores and the "
+            "output accumulator stay in registers on mma.sync (HMMA); no spills",
+        ),
+        _v3_build(
+            build="v3-bf16-d128-causal-tma-sm120",
+            dtype="bf16",
+            D=128,
+            causal=True,
+            target=SM120,
+            shows="version 3, causal, on sm_120a: the same 32-key blocks",
+        ),
+        _v3_build(
+            build="v3-fp16-d64-causal-tma-sm120",
+            dtype="fp16",
+            D=64,
+            causal=True,
+            target=SM120,
+            shows="version 3, D = 64, on sm_120a: 64-key blocks",
+        ),
+        _v3_build(
+            build="v4-bf16-d128-overlap-sm120",
+            dtype="bf16",
+            D=128,
+            causal=False,
+            version=4,
+            target=SM120,
+            shows="version 4 on sm_120a: version 3's 32-key blocks",
+        ),
+        # What the launcher no longer picks there, kept as the record of why:
+        # Hopper's 128 x 128 tiles compiled for sm_120a.
+        _v3_build(
+            build="v3-bf16-d128-tma-hopper-tiles",
+            dtype="bf16",
+            D=128,
+            causal=False,
+            targets=(SM120,),
+            shows="version 3 with Hopper's 128 x 128 tiles on sm_120a, which the "
+            "launcher does not pick there: the float32 scores and accumulator "
+            "overflow a thread's registers and spill",
         ),
     ),  # fmt: skip
     grid_probe={

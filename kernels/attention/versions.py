@@ -58,6 +58,11 @@ Configs (fixed, so compiled artifacts are reproducible)
     stages (IEEE float32 products use FMA units and registers; larger tiles
     spill). Versions 2 and 3, 16-bit: 128 x 128 tiles, 8 warps, 3 stages
     for D <= 64, 2 above. The interpreter runs the same configs.
+    Consumer Blackwell (sm_120, RTX 50-class; ``device_target``) has no
+    wgmma: both products run on mma.sync with their float32 tiles in
+    registers, where the 128 x 128 tiles spill. Versions 3 and 4 take
+    narrower key blocks there (``config_v3_for``): 128 x 32 above D = 64,
+    128 x 64 at or below, 8 warps, 3 stages.
 
 Napkin math
     ``bytes_moved``: read q, k, v once and write the output once,
@@ -77,6 +82,7 @@ import triton
 import triton.language as tl
 
 from kernels.descriptor import Launch
+from kernels.matmul.versions import consumer, device_target
 
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
@@ -114,6 +120,24 @@ def config_v2_for(dtype: torch.dtype, head_dim: int) -> AttentionConfig:
     return AttentionConfig(128, 128, num_warps=8, num_stages=2)
 
 
+#: Versions 3 and 4 on a consumer target (sm_120a): key blocks narrow enough
+#: that the score tile and the output accumulator fit a thread's registers
+#: without spilling (the sm_120a artifacts, ``-sm120`` builds).
+_CONSUMER_WIDE_HEADS = AttentionConfig(128, 32, num_warps=8, num_stages=3)
+_CONSUMER_NARROW_HEADS = AttentionConfig(128, 64, num_warps=8, num_stages=3)
+
+
+def config_v3_for(
+    dtype: torch.dtype, head_dim: int, target: str | None = None
+) -> AttentionConfig:
+    """Versions 3 and 4's config: version 2's, except for 16-bit inputs on a
+    consumer target ("sm_120a"), where narrower key blocks keep the tiles
+    in registers."""
+    if consumer(target) and dtype != torch.float32:
+        return _CONSUMER_NARROW_HEADS if head_dim <= 64 else _CONSUMER_WIDE_HEADS
+    return config_v2_for(dtype, head_dim)
+
+
 LATEST = 3
 
 
@@ -135,19 +159,21 @@ def launch_config(
     *,
     version: int = LATEST,
     warp_specialize: bool = False,
+    target: str | None = None,
 ) -> list[Launch]:
     """One launch with the version's config (or ``config``), none for empty
     inputs. Version 3 (for contiguous inputs) takes ``attention_v3_kernel``
     where ``tma_shape_ok``, else version 2. ``warp_specialize`` asks version
     4's loops for Triton's automatic warp specialisation
-    (``tl.range(warp_specialize=True)``). The launcher adds ``INTERPRETED``,
-    which follows the device."""
+    (``tl.range(warp_specialize=True)``). ``target`` ("sm_120a") picks
+    versions 3 and 4's tiles for that architecture; None: Hopper's. The
+    launcher adds ``INTERPRETED``, which follows the device."""
     if B * H * S * D == 0:
         return []
     if version not in (1, 2, 3, 4):
         raise ValueError(f"version must be 1, 2, 3 or 4, got {version}")
     if version == 4 and tma_shape_ok(dtype, D):
-        config = config or config_v2_for(dtype, D)
+        config = config or config_v3_for(dtype, D, target)
         constexprs = {
             "BLOCK_D": max(16, triton.next_power_of_2(D)),
             "BLOCK_M": config.BLOCK_M,
@@ -159,7 +185,7 @@ def launch_config(
         return [Launch("attention_v4_kernel", constexprs, **options)]
     version = min(version, 3)  # version 4 falls back to version 3, then 2
     if version == 3 and tma_shape_ok(dtype, D):
-        config = config or config_v2_for(dtype, D)
+        config = config or config_v3_for(dtype, D, target)
         constexprs = {
             "BLOCK_D": max(16, triton.next_power_of_2(D)),
             "BLOCK_M": config.BLOCK_M,
@@ -622,9 +648,10 @@ def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
 ) -> torch.Tensor:
     """Scaled dot-product attention over (B, H, S, D) tensors: version 3
-    where TMA can take the inputs, else version 2."""
+    where TMA can take the inputs, else version 2, with the tiles of the
+    device's architecture."""
     validate(q, k, v, causal)
-    config = config_v2_for(q.dtype, q.shape[-1])
+    config = config_v3_for(q.dtype, q.shape[-1], device_target(q))
     return attention_with_config(q, k, v, causal, config)
 
 
@@ -656,7 +683,7 @@ def attention_v3(
     """Version 3: q, k, v and the output through TMA tensor descriptors.
     ``config`` overrides the tiles (tests use small ones)."""
     validate(q, k, v, causal)
-    config = config or config_v2_for(q.dtype, q.shape[-1])
+    config = config or config_v3_for(q.dtype, q.shape[-1], device_target(q))
     if config.BLOCK_M % config.BLOCK_N:
         raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
@@ -709,7 +736,7 @@ def attention_v4(
     from triton.tools.tensor_descriptor import TensorDescriptor
 
     validate(q, k, v, causal)
-    config = config or config_v2_for(q.dtype, q.shape[-1])
+    config = config or config_v3_for(q.dtype, q.shape[-1], device_target(q))
     if config.BLOCK_M % config.BLOCK_N:
         raise ValueError("config.BLOCK_M must be a multiple of config.BLOCK_N")
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()

@@ -173,6 +173,32 @@ def facts() -> dict[str, str]:
         "exp-share.v2": f"{exp_share(2, 3):.0%}",
         "exp-share.v4": f"{exp_share(2, 2):.0%}",
         "exp-rate": f"{H200.exp2_per_s / 1e12:.2g}×10¹² per second",
+        **whole_row_facts(),
+    }
+
+
+def whole_row_facts() -> dict[str, str]:
+    """What the compiler made of a whole 65K bf16 row in one block (two
+    sm_90a builds of softmax_v1_kernel that no launcher runs): registers a
+    thread, the budget at 1,024 threads, and bytes spilled."""
+    from evidence.artifacts import build, spills
+    from kernels.devices import TARGETS
+
+    hopper = TARGETS["sm_90a"]
+    wide = build("softmax", "v1-bf16-65536")
+    widest = build("softmax", "v1-bf16-65536-32-warps")
+    cols = wide["shape"]["cols"]
+    return {
+        "whole-row.cols": f"{cols:,}",
+        "whole-row.float32-kib": f"{cols * 4 // 1024}",
+        "whole-row.budget": str(hopper.registers_per_sm // hopper.threads_per_block),
+        "whole-row.values-per-thread": str(cols // (32 * widest["num_warps"])),
+        "whole-row.16.warps": str(wide["num_warps"]),
+        "whole-row.16.registers": str(wide["registers"]),
+        "whole-row.16.spills": f"{spills(wide):,}",
+        "whole-row.32.warps": str(widest["num_warps"]),
+        "whole-row.32.registers": str(widest["registers"]),
+        "whole-row.32.spills": f"{spills(widest):,}",
     }
 
 

@@ -78,6 +78,33 @@ def ldsm_text(path: Path | None = None) -> str:
     )
 
 
+def grouped_text(grouped: str = "grouped-bf16", tiled: str = "tiled-bf16") -> str:
+    """Sentences on version 3's build against version 2's, from the numbers."""
+    g, t = find_build(OP, grouped), find_build(OP, tiled)
+    if g is None or t is None:
+        return missing_note(OP)
+    c = g["constexprs"]
+    spilled = g["spill_store_bytes"] + g["spill_load_bytes"]
+    wide = all(op.endswith(".128") for op in opcodes(g, "LDG", "STG"))
+    width = (
+        "keeps every global access sixteen bytes wide"
+        if wide
+        else ("does not keep every global access sixteen bytes wide")
+    )
+    return (
+        f"The grouped build (`{grouped}`) stages its {c['BLOCK_M']} × "
+        f"{c['BLOCK_N']} tile in {g['shared_bytes']:,} bytes of shared memory, "
+        f"{g['shared_bytes'] / t['shared_bytes']:g} times version 2's "
+        f"(`{tiled}`), and {width}: "
+        f"{opcodes_text(opcodes(g, 'LDG'))} and {opcodes_text(opcodes(g, 'STG'))} "
+        f"a thread, at {g['num_warps']} warps and {g['registers']} registers "
+        f"({spilled} bytes spilled). The grouped order itself is a few integer "
+        f"operations on the program id, once per program: a `min.s64` "
+        f"(× {g['ptx_opcodes'].get('min.s64', 0)}) for the short last group "
+        "among them."
+    )
+
+
 def claimed_opcodes() -> dict[str, list[str]]:
     """Per build, every opcode compiled_text names as present."""
     out = {}
@@ -91,3 +118,4 @@ def claimed_opcodes() -> dict[str, list[str]]:
 if __name__ == "__main__":
     print(compiled_text())
     print(ldsm_text())
+    print(grouped_text())

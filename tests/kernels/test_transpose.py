@@ -22,9 +22,15 @@ from tests.helpers.kernel_checks import (
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 DTYPE_IDS = ["float32", "float16", "bfloat16"]
-VERSIONS = {"naive": tr.transpose_v1, "tiled": tr.transpose_v2, "public": tr.transpose}
+VERSIONS = {
+    "naive": tr.transpose_v1,
+    "tiled": tr.transpose_v2,
+    "grouped": tr.transpose_v3,
+    "public": tr.transpose,
+}
 
-# The tiled kernel's tiles are 64 x 64; the naive one takes 256 columns. Each
+# The tiled kernel's tiles are 64 x 64, the grouped one's 64 x 128; the naive
+# one takes 256 columns. Each
 # shape is a non-multiple of a tile dimension somewhere, and the larger ones
 # need more than one tile along both dimensions of the matrix.
 SHAPES = [
@@ -78,6 +84,14 @@ def test_small_tiles_many_programs(tiles, version, device):
         check(lambda t: tr.transpose_v1(t, block_n=block_n), x)
     else:
         check(lambda t: tr.transpose_v2(t, block_m=block_m, block_n=block_n), x)
+
+
+@pytest.mark.parametrize("group_m", [1, 3, 8], ids=["group-1", "group-3", "group-8"])
+def test_grouped_order_writes_every_tile_once(group_m, device):
+    # 4 x 3 tiles of 16 x 32: groups of 3 tile rows leave a short last group
+    # of one, and a group of 8 is taller than the matrix.
+    x = random_tensor((50, 70), torch.float16, device, seed=group_m)
+    check(lambda t: tr.transpose_v3(t, block_m=16, block_n=32, group_m=group_m), x)
 
 
 def _layouts(device):
@@ -172,3 +186,8 @@ def test_broken_floor_grid_is_caught(device):
     x = random_tensor((65, 130), torch.float32, device, seed=23)
     with pytest.raises(AssertionError, match="elements differ"):
         check(_broken_floor_grid, x)
+
+
+def test_an_unknown_version_is_rejected():
+    with pytest.raises(ValueError, match="version must be 'v1', 'v2' or 'v3'"):
+        tr.launch_config(torch.float32, 4, 4, version="v4")

@@ -178,6 +178,33 @@ def test_launch_config_versions():
     assert block_n(torch.float32, 128, version=4) == ("attention_v2_kernel", 16, 4)
 
 
+def test_consumer_blackwell_takes_narrower_key_blocks_for_versions_3_and_4():
+    def tiles(dtype, D, version=3, target="sm_120a"):
+        (launch,) = at.launch_config(
+            dtype, 1, 1, 4096, D, False, version=version, target=target
+        )
+        c = launch.constexprs
+        return launch.kernel, c["BLOCK_M"], c["BLOCK_N"], launch.num_warps
+
+    assert tiles(torch.bfloat16, 128) == ("attention_v3_kernel", 128, 32, 8)
+    assert tiles(torch.bfloat16, 128, version=4) == ("attention_v4_kernel", 128, 32, 8)
+    assert tiles(torch.float16, 64) == ("attention_v3_kernel", 128, 64, 8)
+    # Hopper and datacenter Blackwell keep version 2's 128-wide key blocks;
+    # float32 (version 2's FMA tiles) is the same everywhere.
+    assert tiles(torch.bfloat16, 128, target="sm_90a")[2] == 128
+    assert tiles(torch.bfloat16, 128, target=None)[2] == 128
+    assert tiles(torch.float32, 128) == ("attention_v2_kernel", 32, 16, 4)
+
+
+@pytest.mark.parametrize("version", [3, 4], ids=["v3", "v4"])
+def test_consumer_blackwell_tiles_under_the_interpreter(version, device):
+    # The 128 x 32 tiles sm_120a takes, on two query tiles, five key blocks
+    # (the last ragged) and the causal diagonal.
+    config = at.config_v3_for(torch.bfloat16, 128, "sm_120a")
+    q, k, v = qkv((1, 1, 150, 128), torch.bfloat16, device, tag="sm120")
+    check(with_config(config, version), q, k, v, True)
+
+
 @pytest.mark.parametrize("S", [16, 33, 150], ids=lambda s: f"s{s}")
 def test_v4_overlapped_steps_with_one_two_and_many_key_blocks(S, device):
     # One key block: the prologue's product feeds the epilogue step alone;

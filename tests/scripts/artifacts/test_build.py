@@ -461,18 +461,50 @@ def test_softmax_moves_16_bytes_per_access_and_never_spills(build, itemsize, loo
     _assert_no_spills(record)
 
 
-def test_attention_artifacts_are_built_with_the_launcher_configs():
+@pytest.mark.parametrize("target", artifacts.TARGETS)
+def test_attention_artifacts_are_built_with_the_launcher_configs(target):
     import kernels.attention as at
 
-    for record in artifacts.load_artifact("attention")["builds"]:
+    picks = {
+        "attention_v1_kernel": lambda dtype, D, target: at.config_for(dtype, D),
+        "attention_v2_kernel": lambda dtype, D, target: at.config_v2_for(dtype, D),
+        "attention_v3_kernel": at.config_v3_for,
+        "attention_v4_kernel": at.config_v3_for,
+    }
+    data = artifacts.load_artifact("attention", artifacts.ARTIFACT_DIR, target)
+    for record in data["builds"]:
         dtype = getattr(torch, record["dtype"])
-        v1 = record["function"] == "attention_v1_kernel"  # v2 and v3 share a config
-        pick = at.config_for if v1 else at.config_v2_for
-        config = pick(dtype, record["shape"]["D"])
+        shape = record["shape"]
+        config = picks[record["function"]](dtype, shape["D"], shape.get("target"))
         assert record["constexprs"]["BLOCK_M"] == config.BLOCK_M, record["build"]
         assert record["constexprs"]["BLOCK_N"] == config.BLOCK_N, record["build"]
         assert record["num_warps"] == config.num_warps, record["build"]
         assert record["num_stages"] == config.num_stages, record["build"]
+
+
+def test_attention_v3_and_v4_do_not_spill_on_sm_120a_with_its_own_tiles():
+    # The tiles the launcher picks on an RTX 50-class part: both products on
+    # mma.sync, no spill. Hopper's 128 x 128 tiles, kept as a record, do
+    # spill there: the same check fails on them.
+    data = artifacts.load_artifact("attention", artifacts.ARTIFACT_DIR, "sm_120a")
+    own = [r for r in data["builds"] if r["shape"].get("target") == "sm_120a"]
+    assert {r["function"] for r in own} == {
+        "attention_v3_kernel",
+        "attention_v4_kernel",
+    }
+    for record in own:
+        assert (
+            record["sass_opcodes"].get("HMMA.16816.F32.BF16", 0)
+            + record["sass_opcodes"].get("HMMA.16816.F32", 0)
+            > 0
+        ), record["build"]
+        _assert_no_spills(record)
+    hopper = load_build(
+        "attention", "v3-bf16-d128-tma-hopper-tiles", artifacts.ARTIFACT_DIR, "sm_120a"
+    )
+    assert hopper["constexprs"]["BLOCK_N"] == 128
+    with pytest.raises(AssertionError, match="hopper-tiles"):
+        _assert_no_spills(hopper)
 
 
 def test_attention_never_spills():
@@ -849,3 +881,58 @@ def test_softmax_backward_reads_two_rows_and_takes_no_exponential(folder):
     assert sass.get("LDG.E.128", 0) == 2 * sass.get("STG.E.128", 0) > 0
     assert not any(op.startswith("MUFU") for op in sass)
     _assert_no_spills(record)
+
+
+#: Every (folder, target) the grouped transpose is compiled for.
+ALL_BUILDS = pytest.mark.parametrize(
+    "folder, target",
+    [
+        *((artifacts.ARTIFACT_DIR, target) for target in artifacts.TARGETS),
+        (artifacts.SECOND_DIR, artifacts.TARGET_ARCH),
+    ],
+    ids=[*(f"triton-3.8-{t}" for t in artifacts.TARGETS), "triton-3.6-sm_90a"],
+)
+
+
+@ALL_BUILDS
+@pytest.mark.parametrize("dtype, itemsize", [("fp32", 4), ("bf16", 2)])
+def test_transpose_v3_stages_a_64_by_128_tile_with_128_bit_accesses(
+    folder, target, dtype, itemsize
+):
+    v2 = load_build("transpose", f"tiled-{dtype}", folder, target)
+    v3 = load_build("transpose", f"grouped-{dtype}", folder, target)
+    tile = v3["constexprs"]
+    assert (tile["BLOCK_M"], tile["BLOCK_N"], tile["GROUP_M"]) == (64, 128, 8)
+    tile_bytes = tile["BLOCK_M"] * tile["BLOCK_N"] * itemsize
+    # The whole tile, unpadded, staged once: twice version 2's shared memory.
+    assert v3["shared_bytes"] == tile_bytes == 2 * v2["shared_bytes"]
+    # Every global access is 16 bytes wide, and the threads' 16-byte loads
+    # and stores each cover the tile exactly once.
+    sass = v3["sass_opcodes"]
+    global_ops = {op for op in sass if op.startswith(("LDG", "STG"))}
+    assert global_ops == {"LDG.E.128", "STG.E.128"}
+    threads = 32 * v3["num_warps"]
+    assert sass["LDG.E.128"] * 16 * threads == tile_bytes
+    assert sass["STG.E.128"] * 16 * threads == tile_bytes
+    if dtype == "bf16":  # 16-bit: ldmatrix transposes on the way out
+        assert sass.get("LDSM.16.MT88.4", 0) > 0
+    # The grouped order's short last group: a min on the program id's
+    # arithmetic that version 2's row order does not have.
+    assert v3["ptx_opcodes"].get("min.s64", 0) == 1
+    assert "min.s64" not in v2["ptx_opcodes"]
+    _assert_no_spills(v3)
+
+
+@pytest.mark.parametrize("target", artifacts.TARGETS)
+def test_a_whole_65k_softmax_row_in_one_block_spills_on_every_target(target):
+    # Why no version keeps a 65K row on chip (kernels/softmax.py's notes):
+    # at 16 and at 32 warps the float32 row overflows the registers.
+    for build in ("v1-bf16-65536", "v1-bf16-65536-32-warps"):
+        record = load_build("softmax", build, artifacts.ARTIFACT_DIR, target)
+        assert record["constexprs"]["BLOCK"] == 65536
+        assert record["spill_store_bytes"] > 0, (target, build)
+        assert any(op.startswith("STL") for op in record["sass_opcodes"])
+    widest = load_build(
+        "softmax", "v1-bf16-65536-32-warps", artifacts.ARTIFACT_DIR, target
+    )
+    assert widest["num_warps"] == 32 and widest["registers"] == 64

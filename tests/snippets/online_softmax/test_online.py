@@ -110,3 +110,12 @@ def test_merge_text_and_figure():
     assert sum(len(t) and t[0].isdigit() or t.startswith("-") for t in texts) >= len(
         SCORES
     )
+
+
+def test_a_whole_65k_row_in_one_block_spills_at_both_widths():
+    facts = online.whole_row_facts()
+    # The float32 row is the whole register budget of a 1,024-thread block.
+    assert facts["whole-row.values-per-thread"] == facts["whole-row.budget"] == "64"
+    assert facts["whole-row.32.registers"] == facts["whole-row.budget"]
+    assert int(facts["whole-row.16.spills"].replace(",", "")) > 0
+    assert int(facts["whole-row.32.spills"].replace(",", "")) > 0

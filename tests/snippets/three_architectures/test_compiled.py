@@ -66,3 +66,10 @@ def test_facts_are_strings():
     facts = c.facts()
     assert facts["all_fit"] == "every"
     assert all(isinstance(v, str) and v for v in facts.values())
+
+
+def test_attention_on_sm_120a_spills_with_hopper_tiles_and_not_with_its_own():
+    facts = c.facts()
+    assert facts["sm120_attention_spills"] == "0"
+    assert int(facts["sm120_hopper_tiles_spills"].replace(",", "")) > 0
+    assert facts["sm120_attention_tile"] != facts["sm90_attention_tile"]

@@ -42,3 +42,20 @@ def test_ldsm_branch_names_the_transposing_form(tmp_path):
     text = compiled.ldsm_text(path)
     assert "`tiled-bf16`: `LDSM.16.MT88.4` × 4" in text and ".trans" in text
     assert "Not compiled" in compiled.ldsm_text(tmp_path / "none")
+
+
+def test_grouped_text_reads_version_3_against_version_2(monkeypatch):
+    text = compiled.grouped_text()
+    assert "64 × 128 tile in 16,384 bytes" in text and "2 times" in text
+    assert "keeps every global access sixteen bytes wide" in text
+    assert "(0 bytes spilled)" in text
+    # Known-bad: the same build with one 4-byte store says so.
+    real = compiled.find_build
+
+    def narrow(op, name):
+        entry = dict(real(op, name))
+        entry["sass_opcodes"] = {**entry["sass_opcodes"], "STG.E": 1}
+        return entry
+
+    monkeypatch.setattr(compiled, "find_build", narrow)
+    assert "does not keep" in compiled.grouped_text()
