@@ -18,7 +18,9 @@ Contracts page). The evaluator
    needs (``scripts/qualify/gate.py``), unless ``--reviewed`` names its
    sha256;
 3. builds every input itself from a fresh seed (printed; ``--seed`` replays
-   it), shuffles the cases, keeps private copies; runs the candidate in
+   it), shuffles the cases, keeps private copies, and hands the candidate
+   its inputs as sealed memory it can only read (a write faults:
+   ``scripts/qualify/shared_inputs.py``); runs the candidate in
    a sandbox (``scripts/qualify/sandbox.py``: bubblewrap, or a documented
    fallback, and the verdict says which) with a timeout per case, an overall
    deadline and a memory cap;
@@ -65,7 +67,7 @@ import torch
 from evidence import display_path, sha256_bytes
 from evidence import write as write_result
 from evidence.provenance import git_identity, software_info
-from scripts.qualify import gate, records, review, sandbox
+from scripts.qualify import gate, records, review, sandbox, shared_inputs
 from scripts.qualify.builders import seeded
 from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Call, Case, cases
 from scripts.qualify.contract import (  # noqa: F401  (the evaluator's names)
@@ -165,8 +167,11 @@ def run_cases(
     exit_code = None
     cpu_s = None
     try:
-        _write_inputs(work, source, selected, built)
-        server.start(work, device, limits.memory_bytes)
+        inputs_fd = _write_inputs(work, source, selected, built)
+        try:
+            server.start(work, device, limits.memory_bytes, inputs_fd)
+        finally:
+            os.close(inputs_fd)
         stage_since = time.monotonic()
         while True:
             if exit_code is None:
@@ -201,6 +206,9 @@ def run_cases(
                     cpu_s = status["cpu_s"]
                     break
                 in_case = any(w.startswith("start ") for w in words)
+                if in_case and (written := _input_written(work, exit_code)):
+                    fail_current("inputs-unchanged", written)
+                    break
                 fail_current("completes", _early_end(status, exit_code, work, in_case))
                 break
             now = time.monotonic()
@@ -238,7 +246,9 @@ def run_cases(
     return results, cpu_s
 
 
-def _write_inputs(work: Path, source: bytes, selected, built) -> None:
+def _write_inputs(work: Path, source: bytes, selected, built) -> int:
+    """Write the job's files; return the sealed memfd of its inputs (the
+    caller closes it)."""
     plan = {
         "cases": [
             {
@@ -253,13 +263,29 @@ def _write_inputs(work: Path, source: bytes, selected, built) -> None:
     }
     (work / "candidate.py").write_bytes(source)
     (work / "plan.json").write_text(json.dumps(plan))
-    inputs = {
-        case.name: [c.child_spec() for c in calls]
-        for case, calls in zip(selected, built, strict=True)
-    }
-    torch.save(inputs, work / "inputs.pt")
+    packer, specs = shared_inputs.pack(built)
+    inputs = {case.name: s for case, s in zip(selected, specs, strict=True)}
+    torch.save(inputs, work / "inputs.pt")  # layouts; the bytes are in the memfd
     for path in work.iterdir():
         path.chmod(0o644)
+    return packer.sealed_fd()
+
+
+def _input_written(work: Path, exit_code: int) -> str | None:
+    """Why the child ended, if a memory fault on an input ended it: the
+    inputs are mapped read-only, so a write to one faults
+    (scripts/qualify/shared_inputs.py). None for any other end."""
+    if -exit_code not in (signal.SIGSEGV, signal.SIGBUS):
+        return None
+    note = records.read_note(work / shared_inputs.FAULT_FILE, shared_inputs.FAULT_NOTES)
+    if note is None or not note.startswith("input"):
+        return None
+    name = note.removeprefix("input").strip() or "an input"
+    signame = signal.Signals(-exit_code).name
+    return (
+        f"the call wrote to {name}: the inputs are mapped read-only, and the "
+        f"write ended the candidate's process ({signame})"
+    )
 
 
 def bundle_limit(calls: list[Call]) -> int:
