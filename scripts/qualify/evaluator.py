@@ -67,7 +67,7 @@ import torch
 from evidence import display_path, sha256_bytes
 from evidence import write as write_result
 from evidence.provenance import git_identity, software_info
-from scripts.qualify import gate, records, review, sandbox, shared_inputs
+from scripts.qualify import compile_check, gate, records, review, sandbox, shared_inputs
 from scripts.qualify.builders import seeded
 from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Call, Case, cases
 from scripts.qualify.contract import (  # noqa: F401  (the evaluator's names)
@@ -147,6 +147,8 @@ def run_cases(
     except (MemoryError, RuntimeError) as exc:
         raise HarnessError(f"the evaluator could not build its inputs: {exc}") from exc
     server = ForkServer.get(device)
+    # The parent compiles what the child's launches report, for sm_90a
+    compiles = compile_check.RunCompiles(source).start() if interpreter else None
     work = server.new_job()
     results: list[CaseResult] = []
     judged: list[Judged] = []
@@ -183,6 +185,8 @@ def run_cases(
             if len(ended) > len(results):  # judge every case that has ended
                 index = len(results)
                 claim = records.read_claim(work / f"case-{index}.json", "case")
+                if compiles is not None:
+                    compiles.apply(claim)
                 tensors = records.read_tensors(
                     work / f"case-{index}.safetensors", bundle_limit(built[index])
                 )
@@ -206,7 +210,9 @@ def run_cases(
                     cpu_s = status["cpu_s"]
                     break
                 in_case = any(w.startswith("start ") for w in words)
-                if in_case and (written := _input_written(work, exit_code)):
+                if in_case and (
+                    written := shared_inputs.input_written(work, exit_code)
+                ):
                     fail_current("inputs-unchanged", written)
                     break
                 fail_current("completes", _early_end(status, exit_code, work, in_case))
@@ -269,23 +275,6 @@ def _write_inputs(work: Path, source: bytes, selected, built) -> int:
     for path in work.iterdir():
         path.chmod(0o644)
     return packer.sealed_fd()
-
-
-def _input_written(work: Path, exit_code: int) -> str | None:
-    """Why the child ended, if a memory fault on an input ended it: the
-    inputs are mapped read-only, so a write to one faults
-    (scripts/qualify/shared_inputs.py). None for any other end."""
-    if -exit_code not in (signal.SIGSEGV, signal.SIGBUS):
-        return None
-    note = records.read_note(work / shared_inputs.FAULT_FILE, shared_inputs.FAULT_NOTES)
-    if note is None or not note.startswith("input"):
-        return None
-    name = note.removeprefix("input").strip() or "an input"
-    signame = signal.Signals(-exit_code).name
-    return (
-        f"the call wrote to {name}: the inputs are mapped read-only, and the "
-        f"write ended the candidate's process ({signame})"
-    )
 
 
 def bundle_limit(calls: list[Call]) -> int:

@@ -9,13 +9,13 @@ copy of the source.
 
 from __future__ import annotations
 
+import json
 import os
-import re
 
 import torch
 
 from kernels.launches import SkipPrograms, grid_violation, intercept, launch_grid
-from scripts.qualify.compile_check import compile_for_sm90a
+from scripts.qualify.compile_check import launch_specialisation
 
 
 class GridLimitExceeded(RuntimeError):
@@ -31,12 +31,13 @@ class LaunchLog:
         self.spans: list[list] = []  # storage ranges of each launch's tensors
         self.plan_only = False
         self.compile_for_gpu = compile_for_gpu
-        self.compiled: dict[str, str | None] = {}  # kernel -> error or None
+        self.said: set[str] = set()  # specialisations this call recorded
 
     def begin_call(self, plan_only: bool) -> None:
         self.records = []
         self.spans = []
         self.plan_only = plan_only
+        self.said = set()
 
     def start(self, kernel, args=(), kwargs=None) -> dict:
         fn = getattr(kernel, "fn", None)
@@ -49,8 +50,9 @@ class LaunchLog:
             "violation": None,
             "programs_run": True,
             "writes_output": False,
-            "compiled": False,
+            "compiled": False,  # set by the parent's compile check
             "compile_error": None,
+            "specialisation": None,
         }
         values = list(args) + list((kwargs or {}).values())
         self.spans.append(
@@ -58,26 +60,21 @@ class LaunchLog:
         )
         self.records.append(record)
         if record["own"] and self.compile_for_gpu and fn is not None:
-            record["compile_error"] = self.compile_once(fn, args, kwargs or {})
-            record["compiled"] = record["compile_error"] is None
+            record["specialisation"] = self.specialisation(fn, args, kwargs or {})
         return record
 
-    def compile_once(self, fn, args, kwargs) -> str | None:
-        """Compile each kernel once, with the first launch's argument types.
-        Not once per specialisation: compiled inside this interpreted
-        process, a later specialisation can fail for the interpreter's own
-        reasons (its patched language), which would reject good candidates;
-        that check needs a process of its own (the docs list it as open)."""
-        key = f"{fn.__module__}.{fn.__qualname__}"
-        if key not in self.compiled:
-            try:
-                compile_for_sm90a(fn, args, kwargs)
-                self.compiled[key] = None
-            except Exception as exc:  # the candidate's kernel, not ours
-                first = str(exc).strip().splitlines() or [""]
-                text = re.sub(r" at 0x[0-9a-f]+", "", first[-1])[:300]
-                self.compiled[key] = f"{type(exc).__name__}: {text}"
-        return self.compiled[key]
+    def specialisation(self, fn, args, kwargs) -> str | None:
+        """What this launch specialises on (compile_check.py), as text; None
+        when an earlier launch of this call already said the same."""
+        try:
+            spec = launch_specialisation(fn, args, kwargs)
+            text = json.dumps(spec, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            text = json.dumps({"error": str(exc)[:200]})
+        if text in self.said:
+            return None
+        self.said.add(text)
+        return text
 
     def mark_output(self, out) -> None:
         span = storage_range(out) if isinstance(out, torch.Tensor) else None

@@ -144,6 +144,7 @@ LAUNCH = {
     "writes_output": BOOL,
     "compiled": BOOL,
     "compile_error": ("?", STR),
+    "specialisation": ("?", STR),  # compiled by the parent (compile_check.py)
 }
 OUTPUT = {
     "plain": BOOL,

@@ -35,8 +35,11 @@ import fcntl
 import mmap
 import os
 import signal
+from pathlib import Path
 
 import torch
+
+from scripts.qualify import records
 
 PAGE = mmap.PAGESIZE
 SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
@@ -290,3 +293,20 @@ def note_faults(mapped: Mapped, note_fd: int) -> bool:
         installed &= _libc.sigaction(signum, ctypes.byref(action), None) == 0
     _KEEP.append(handler)
     return installed
+
+
+def input_written(work: Path, exit_code: int) -> str | None:
+    """Why the child ended, if a memory fault on an input ended it: the
+    inputs are mapped read-only, so a write to one faults
+    (scripts/qualify/shared_inputs.py). None for any other end."""
+    if -exit_code not in (signal.SIGSEGV, signal.SIGBUS):
+        return None
+    note = records.read_note(work / FAULT_FILE, FAULT_NOTES)
+    if note is None or not note.startswith("input"):
+        return None
+    name = note.removeprefix("input").strip() or "an input"
+    signame = signal.Signals(-exit_code).name
+    return (
+        f"the call wrote to {name}: the inputs are mapped read-only, and the "
+        f"write ended the candidate's process ({signame})"
+    )

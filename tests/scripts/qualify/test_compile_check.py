@@ -1,4 +1,8 @@
-"""The sm_90a compile check (scripts/qualify/compile_check.py)."""
+"""The parent's sm_90a compile check (scripts/qualify/compile_check.py): the
+launch's claim and the bounds. The compile process is tested in
+test_compile_server.py, and runs in every evaluator test on the CPU."""
+
+import json
 
 import pytest
 import torch
@@ -14,22 +18,61 @@ def _copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 
 
-def test_a_launch_becomes_its_triton_specialisation():
-    x = torch.ones(4, dtype=torch.bfloat16)
-    signature, constexprs, options = compile_check.specialisation(
-        _copy.fn, (x, x, 4), {"BLOCK": 16, "num_warps": 2}
+def test_a_launch_reports_what_triton_specialises_on():
+    x = torch.ones(40, dtype=torch.bfloat16)
+    spec = compile_check.launch_specialisation(
+        _copy.fn, (x, x[1:], 1), {"BLOCK": 16, "num_warps": 2}
     )
-    assert signature == {
-        "x_ptr": "*bf16",
-        "out_ptr": "*bf16",
-        "n": "i32",
-        "BLOCK": "constexpr",
-    }
-    assert constexprs == {"BLOCK": 16} and options == {"num_warps": 2}
-    big = compile_check.specialisation(_copy.fn, (x, x, 2**40), {"BLOCK": 16})
-    assert big[0]["n"] == "i64"
+    assert spec["kernel"] == "_copy" and spec["options"] == {"num_warps": 2}
+    assert spec["params"] == [
+        ["x_ptr", "*bf16", "D"],  # 16-byte aligned
+        ["out_ptr", "*bf16", ""],  # one element in: not aligned
+        ["n", "constexpr", 1],  # Triton makes 1 a constant
+        ["BLOCK", "constexpr", 16],
+    ]
+    text = json.dumps(spec)
+    assert compile_check.parse_specialisation(text) == spec
+    other = compile_check.launch_specialisation(_copy.fn, (x, x, 32), {"BLOCK": 16})
+    assert compile_check.spec_key(other) != compile_check.spec_key(spec)
 
 
-def test_a_missing_argument_is_the_compilers_error_not_ours():
-    with pytest.raises(TypeError, match="no value for argument BLOCK"):
-        compile_check.specialisation(_copy.fn, (None, None, 4), {})
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda s: s.update(extra=1), "other keys"),
+        (lambda s: s.update(kernel="os.system"), "not an identifier"),
+        (lambda s: s["params"].append(["n", "*fp32;rm", "D"]), "unknown type"),
+        (lambda s: s["params"].append(["n", "i32", [1, 2]]), "not plain"),
+        (lambda s: s.update(options={"debug": 1}), "num_warps"),
+        (lambda s: s.update(params=[["a", "i32", ""]] * 65), "short list"),
+    ],
+    ids=["keys", "kernel", "type", "value", "options", "many"],
+)
+def test_a_malformed_claim_is_named(change, says):
+    spec = compile_check.launch_specialisation(
+        _copy.fn, (torch.ones(4),) * 2 + (4,), {"BLOCK": 16}
+    )
+    change(spec)
+    with pytest.raises(compile_check.SpecError, match=says):
+        compile_check.parse_specialisation(json.dumps(spec))
+
+
+def test_past_the_bound_a_run_is_told_so_and_results_are_cached(monkeypatch):
+    monkeypatch.setattr(compile_check, "MAX_SPECIALISATIONS", 1)
+    monkeypatch.setattr(compile_check.Compiler, "cache", {})
+    run = compile_check.RunCompiles(b"source")
+    texts = [
+        json.dumps(
+            compile_check.launch_specialisation(
+                _copy.fn, (torch.ones(64),) * 2 + (n,), {"BLOCK": 16}
+            )
+        )
+        for n in (64, 65)
+    ]
+    first = compile_check.spec_key(compile_check.parse_specialisation(texts[0]))
+    compile_check.Compiler.cache[(run.sha, first)] = None  # compiled before
+    run.asked.add("another")  # the one this run may compile
+    results = run.check(texts)  # nothing to start: cached, or over the bound
+    assert results[0] is None
+    assert "more than 1 distinct specialisations" in results[1]
+    assert "malformed" in run.check(["{}"])[0]
