@@ -157,6 +157,13 @@ def bwrap_works() -> bool:
     return done.returncode == 0
 
 
+def inputs_detail(device: str) -> str:
+    """How the inputs reach the candidate (scripts/qualify/shared_inputs.py)."""
+    if device == "cpu":
+        return "inputs in the parent's sealed memory, mapped read-only"
+    return "inputs copied to the GPU from the parent's sealed memory"
+
+
 def isolation(device: str) -> dict:
     """What the verdict states about the isolation in force."""
     root = os.geteuid() == 0
@@ -181,6 +188,7 @@ def isolation(device: str) -> dict:
                 "only the GPU device nodes with --device cuda",
                 "dies with the evaluator",
                 "address-space and core-file limits",
+                inputs_detail(device),
             ],
         }
     return {
@@ -198,6 +206,7 @@ def isolation(device: str) -> dict:
             else "new session; its process group killed at the end",
             "network not cut off",
             "address-space, core-file and process limits",
+            inputs_detail(device),
         ],
     }
 
