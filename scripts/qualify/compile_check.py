@@ -217,12 +217,12 @@ class Compiler:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            text=True,
             cwd=sandbox.REPOSITORY,
             env=env,
             start_new_session=True,
         )
         self.next_id = 0
+        self.pending_bytes = b""  # read from the process, not yet a line
         import atexit
 
         atexit.register(self.close)
@@ -256,7 +256,7 @@ class Compiler:
             request = {"id": self.next_id, "source": source_at, "spec": spec}
             self.next_id += 1
             try:
-                self.process.stdin.write(json.dumps(request) + "\n")
+                self.process.stdin.write(json.dumps(request).encode() + b"\n")
             except (BrokenPipeError, OSError):
                 break
         results: list = ["the compile process stopped answering"] * len(specs)
@@ -266,25 +266,47 @@ class Compiler:
             return results
         pending = set(ids)
         while pending:
-            left = deadline - time.monotonic()
-            ready = left > 0 and select.select([self.process.stdout], [], [], left)[0]
-            if not ready:
+            line = self._line(deadline)
+            if line is None:
                 self.close()
                 for number in pending:
                     results[ids[number]] = (
                         f"compiling did not finish within {COMPILE_DEADLINE_S:g} s"
                     )
                 break
-            line = self.process.stdout.readline()
             if not line:
                 self.close()
                 break
-            reply = json.loads(line)
-            if reply.get("id") in pending:
+            try:
+                reply = json.loads(line)
+            except (ValueError, RecursionError):
+                reply = None
+            if not isinstance(reply, dict):  # not the compile process's own
+                self.close()
+                break
+            if type(reply.get("id")) is int and reply["id"] in pending:
                 pending.discard(reply["id"])
                 error = reply.get("error")
                 results[ids[reply["id"]]] = str(error)[:400] if error else None
         return results
+
+    def _line(self, deadline: float) -> bytes | None:
+        """The next reply line (b"" once the process has ended), None past
+        `deadline`. Read unbuffered, so no reply waits in a buffer that
+        select() cannot see."""
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.pending_bytes:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b""
+            self.pending_bytes += chunk
+            if len(self.pending_bytes) > 1 << 20:  # no reply is this long
+                return b""
+        line, self.pending_bytes = self.pending_bytes.split(b"\n", 1)
+        return line + b"\n"
 
     def close(self) -> None:
         from scripts.qualify import sandbox

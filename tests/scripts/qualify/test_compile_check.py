@@ -3,6 +3,8 @@ launch's claim and the bounds. The compile process is tested in
 test_compile_server.py, and runs in every evaluator test on the CPU."""
 
 import json
+import subprocess
+import time
 
 import pytest
 import torch
@@ -76,3 +78,25 @@ def test_past_the_bound_a_run_is_told_so_and_results_are_cached(monkeypatch):
     assert results[0] is None
     assert "more than 1 distinct specialisations" in results[1]
     assert "malformed" in run.check(["{}"])[0]
+
+
+def test_replies_that_arrive_together_are_all_read(tmp_path):
+    # Two replies in one write: a buffered readline would leave the second
+    # where select() cannot see it, and wait out the deadline.
+    compiler = object.__new__(compile_check.Compiler)
+    replies = '{"id": 0, "error": null}\\n{"id": 1, "error": "E: no"}\\n'
+    compiler.process = subprocess.Popen(
+        ["sh", "-c", f"printf '{replies}'; sleep 5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    compiler.next_id, compiler.pending_bytes = 0, b""
+    compiler.root = tmp_path / "compile"
+    started = time.monotonic()
+    try:
+        results = compiler.compile("source.py", [{}, {}], started + 3)
+    finally:
+        compiler.process.kill()
+        compiler.process.wait()
+    assert results == [None, "E: no"]
+    assert time.monotonic() - started < 2
