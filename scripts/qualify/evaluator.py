@@ -26,7 +26,10 @@ Contracts page). The evaluator
    deadline and a memory cap;
 4. reads back only strictly checked files (``scripts/qualify/records.py``):
    values, input mutations and changes after a call returned are judged here
-   from tensor bytes; a malformed file is a rejection naming it;
+   from tensor bytes; a malformed file is a rejection naming it; every
+   specialisation the launches report is compiled for sm_90a by a compile
+   process of the parent's, from its own copy of the source
+   (``scripts/qualify/compile_check.py``);
 5. prints every case and a verdict, and returns the verdict as data (kind
    "verdict" of ``evidence``), the contract it checked included.
 

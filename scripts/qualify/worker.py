@@ -9,7 +9,8 @@ What a candidate's process writes (formats in ``scripts/qualify/records.py``):
   and of both input storages after the call;
 * ``case-N.json``: claims the bytes cannot show: the exception a call
   raised, the Triton kernels it launched (grid, whether the output's storage
-  was an argument, whether the kernel compiles for sm_90a), input tensors
+  was an argument, what it specialises on, which the parent compiles for
+  sm_90a itself: ``scripts/qualify/compile_check.py``), input tensors
   whose version counter moved (an in-place write, even one undone later),
   memory shared with an input or an earlier output;
 * ``final.safetensors``: every output and input storage again, after the last case,
