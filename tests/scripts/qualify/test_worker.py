@@ -73,3 +73,48 @@ def test_a_write_undone_before_returning_is_recorded():
     call = {"mode": "values", "out_nbytes": 16}
     record, _, _ = runner.run_call(call, [x, residual], [x, residual], "c 1")
     assert record["inputs_written"] == ["x"]
+
+
+def test_read_only_inputs_keep_their_layout_sharing_and_refills():
+    # x and residual are views of one storage, then refilled in place: the
+    # child sees the same pointers with the new values, and nothing writes.
+    import os
+
+    from scripts.qualify import shared_inputs
+    from scripts.qualify.builders import Call, tensor_spec
+    from snippets.kernel_correctness_contracts import adversarial as adv
+
+    shared = torch.arange(12.0).reshape(3, 4)
+    first = Call("values", tensor_spec(adv.transposed(shared)))
+    first.residual = first.x
+    refill = Call("values", reuse="refill", refill=(shared + 1, shared + 1))
+    again = Call("values", reuse="same")
+    packer, [specs] = shared_inputs.pack([[first, refill, again]])
+    fd = packer.sealed_fd()
+    try:
+        mapped = shared_inputs.Mapped(fd)
+    finally:
+        os.close(fd)
+    seen = []
+
+    def candidate(x, residual):
+        seen.append((x.data_ptr(), x.stride(), x.clone()))
+        return torch.relu(x + residual)
+
+    runner = worker.CaseRunner(candidate, "cpu", worker.LaunchLog(add.__file__), mapped)
+    case = {
+        "name": "c",
+        "calls": [
+            {"mode": "values", "reuse": r, "out_nbytes": 48}
+            for r in (None, "refill", "same")
+        ],
+    }
+    claim, tensors = runner.run_case(0, case, specs)
+    assert [c["raised"] for c in claim["calls"]] == [None] * 3
+    assert len({ptr for ptr, _, _ in seen}) == 1  # the same buffer each time
+    assert seen[0][1] == (1, 3)  # the column-major layout kept
+    assert torch.equal(seen[0][2], shared)
+    assert torch.equal(seen[1][2], shared + 1)
+    assert torch.equal(seen[2][2], seen[1][2])
+    assert torch.equal(tensors["c2.out"], torch.relu(2 * (shared + 1)))
+    assert runner.read_only(runner.kept["k0.chain0.x"])
