@@ -100,3 +100,26 @@ def test_replies_that_arrive_together_are_all_read(tmp_path):
         compiler.process.wait()
     assert results == [None, "E: no"]
     assert time.monotonic() - started < 2
+
+
+def test_a_compile_past_the_deadline_fails_with_the_reason(tmp_path):
+    compiler = object.__new__(compile_check.Compiler)
+    compiler.process = subprocess.Popen(
+        ["sleep", "5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    compiler.next_id, compiler.pending_bytes = 0, b""
+    compiler.root = tmp_path / "compile"
+    [error] = compiler.compile("source.py", [{}], time.monotonic() + 0.2)
+    assert "did not finish within" in error
+    assert compiler.process.poll() is not None  # stopped, not left running
+
+
+def test_an_own_launch_without_a_specialisation_fails_and_the_childs_say_is_dropped():
+    # Known-wrong claim: the child says its kernel compiled, and reports no
+    # specialisation for the parent to compile.
+    launch = {"kernel": "k", "own": True, "compiled": True, "compile_error": None}
+    claim = {"calls": [{"launches": [{**launch, "specialisation": None}]}]}
+    compile_check.RunCompiles(b"source").apply(claim)
+    [record] = claim["calls"][0]["launches"]
+    assert record["compiled"] is False
+    assert "without a record of its specialisation" in record["compile_error"]
