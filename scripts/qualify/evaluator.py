@@ -18,13 +18,18 @@ Contracts page). The evaluator
    needs (``scripts/qualify/gate.py``), unless ``--reviewed`` names its
    sha256;
 3. builds every input itself from a fresh seed (printed; ``--seed`` replays
-   it), shuffles the cases, keeps private copies; runs the candidate in
+   it), shuffles the cases, keeps private copies, and hands the candidate
+   its inputs as sealed memory it can only read (a write faults:
+   ``scripts/qualify/shared_inputs.py``); runs the candidate in
    a sandbox (``scripts/qualify/sandbox.py``: bubblewrap, or a documented
    fallback, and the verdict says which) with a timeout per case, an overall
    deadline and a memory cap;
 4. reads back only strictly checked files (``scripts/qualify/records.py``):
    values, input mutations and changes after a call returned are judged here
-   from tensor bytes; a malformed file is a rejection naming it;
+   from tensor bytes; a malformed file is a rejection naming it; every
+   specialisation the launches report is compiled for sm_90a by a compile
+   process of the parent's, from its own copy of the source
+   (``scripts/qualify/compile_check.py``);
 5. prints every case and a verdict, and returns the verdict as data (kind
    "verdict" of ``evidence``), the contract it checked included.
 
@@ -65,7 +70,7 @@ import torch
 from evidence import display_path, sha256_bytes
 from evidence import write as write_result
 from evidence.provenance import git_identity, software_info
-from scripts.qualify import gate, records, review, sandbox
+from scripts.qualify import compile_check, gate, records, review, sandbox, shared_inputs
 from scripts.qualify.builders import seeded
 from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Call, Case, cases
 from scripts.qualify.contract import (  # noqa: F401  (the evaluator's names)
@@ -145,6 +150,8 @@ def run_cases(
     except (MemoryError, RuntimeError) as exc:
         raise HarnessError(f"the evaluator could not build its inputs: {exc}") from exc
     server = ForkServer.get(device)
+    # The parent compiles what the child's launches report, for sm_90a
+    compiles = compile_check.RunCompiles(source).start() if interpreter else None
     work = server.new_job()
     results: list[CaseResult] = []
     judged: list[Judged] = []
@@ -165,8 +172,11 @@ def run_cases(
     exit_code = None
     cpu_s = None
     try:
-        _write_inputs(work, source, selected, built)
-        server.start(work, device, limits.memory_bytes)
+        inputs_fd = _write_inputs(work, source, selected, built)
+        try:
+            server.start(work, device, limits.memory_bytes, inputs_fd)
+        finally:
+            os.close(inputs_fd)
         stage_since = time.monotonic()
         while True:
             if exit_code is None:
@@ -178,6 +188,8 @@ def run_cases(
             if len(ended) > len(results):  # judge every case that has ended
                 index = len(results)
                 claim = records.read_claim(work / f"case-{index}.json", "case")
+                if compiles is not None:
+                    compiles.apply(claim)
                 tensors = records.read_tensors(
                     work / f"case-{index}.safetensors", bundle_limit(built[index])
                 )
@@ -201,6 +213,11 @@ def run_cases(
                     cpu_s = status["cpu_s"]
                     break
                 in_case = any(w.startswith("start ") for w in words)
+                if in_case and (
+                    written := shared_inputs.input_written(work, exit_code)
+                ):
+                    fail_current("inputs-unchanged", written)
+                    break
                 fail_current("completes", _early_end(status, exit_code, work, in_case))
                 break
             now = time.monotonic()
@@ -238,7 +255,9 @@ def run_cases(
     return results, cpu_s
 
 
-def _write_inputs(work: Path, source: bytes, selected, built) -> None:
+def _write_inputs(work: Path, source: bytes, selected, built) -> int:
+    """Write the job's files; return the sealed memfd of its inputs (the
+    caller closes it)."""
     plan = {
         "cases": [
             {
@@ -253,13 +272,12 @@ def _write_inputs(work: Path, source: bytes, selected, built) -> None:
     }
     (work / "candidate.py").write_bytes(source)
     (work / "plan.json").write_text(json.dumps(plan))
-    inputs = {
-        case.name: [c.child_spec() for c in calls]
-        for case, calls in zip(selected, built, strict=True)
-    }
-    torch.save(inputs, work / "inputs.pt")
+    packer, specs = shared_inputs.pack(built)
+    inputs = {case.name: s for case, s in zip(selected, specs, strict=True)}
+    torch.save(inputs, work / "inputs.pt")  # layouts; the bytes are in the memfd
     for path in work.iterdir():
         path.chmod(0o644)
+    return packer.sealed_fd()
 
 
 def bundle_limit(calls: list[Call]) -> int:

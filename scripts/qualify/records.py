@@ -20,6 +20,9 @@ the file and the rule (``RecordError``), never a traceback.
   size limit and checked key by key against ``CLAIM_SHAPES``; the verdict
   calls them claims of the sandboxed child.
 * **Progress** (``progress``): lines ``import``, ``start N``, ``end N``.
+* **Fault note** (``fault``): one line from the memory-fault handler of
+  ``scripts/qualify/shared_inputs.py``, read only after the child died of
+  ``SIGSEGV`` or ``SIGBUS``.
 """
 
 from __future__ import annotations
@@ -141,6 +144,7 @@ LAUNCH = {
     "writes_output": BOOL,
     "compiled": BOOL,
     "compile_error": ("?", STR),
+    "specialisation": ("?", STR),  # compiled by the parent (compile_check.py)
 }
 OUTPUT = {
     "plain": BOOL,
@@ -214,6 +218,17 @@ def write_claim(path: Path, value: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(value))
     os.replace(tmp, path)
+
+
+def read_note(path: Path, allowed: tuple[str, ...]) -> str | None:
+    """A one-line note (``fault``), if it is one of `allowed`; else None
+    (missing, not a plain file, or anything else)."""
+    try:
+        data = _open_regular(path, 64)
+    except (OSError, RecordError):
+        return None
+    note = data.decode("ascii", errors="replace").strip()
+    return note if note in allowed else None
 
 
 def read_progress(path: Path) -> list[str]:

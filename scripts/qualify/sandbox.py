@@ -49,6 +49,7 @@ import resource
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -156,6 +157,13 @@ def bwrap_works() -> bool:
     return done.returncode == 0
 
 
+def inputs_detail(device: str) -> str:
+    """How the inputs reach the candidate (scripts/qualify/shared_inputs.py)."""
+    if device == "cpu":
+        return "inputs in the parent's sealed memory, mapped read-only"
+    return "inputs copied to the GPU from the parent's sealed memory"
+
+
 def isolation(device: str) -> dict:
     """What the verdict states about the isolation in force."""
     root = os.geteuid() == 0
@@ -180,6 +188,7 @@ def isolation(device: str) -> dict:
                 "only the GPU device nodes with --device cuda",
                 "dies with the evaluator",
                 "address-space and core-file limits",
+                inputs_detail(device),
             ],
         }
     return {
@@ -197,6 +206,7 @@ def isolation(device: str) -> dict:
             else "new session; its process group killed at the end",
             "network not cut off",
             "address-space, core-file and process limits",
+            inputs_detail(device),
         ],
     }
 
@@ -417,18 +427,26 @@ class ForkServer:
         self.method = "bubblewrap" if bwrap_works() else "fallback"
         self.jobs = make_jobs_dir(device)
         env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
+        # A socket that carries each job's sealed inputs (a memfd) to the
+        # server by SCM_RIGHTS (scripts/qualify/shared_inputs.py).
+        self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env["QUALIFY_FD_CHANNEL"] = str(theirs.fileno())
         command = [sys.executable, "-m", "scripts.qualify.worker"]
         if self.method == "bubblewrap":
             command = bwrap_args(self.jobs, device) + command
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=REPOSITORY,
-            env=env,
-            start_new_session=True,
-        )
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=REPOSITORY,
+                env=env,
+                start_new_session=True,
+                pass_fds=(theirs.fileno(),),
+            )
+        finally:
+            theirs.close()
         atexit.register(self.close)
 
     @classmethod
@@ -451,7 +469,11 @@ class ForkServer:
         work.mkdir(mode=0o700)
         return work
 
-    def start(self, work: Path, device: str, memory: int | None) -> int:
+    def start(
+        self, work: Path, device: str, memory: int | None, inputs_fd: int | None = None
+    ) -> int:
+        """Start a job; `inputs_fd` (a sealed memfd, scripts/qualify/
+        shared_inputs.py) is handed to it and stays the caller's to close."""
         if os.geteuid() == 0:  # the candidate runs as nobody, on both paths
             os.chown(work, NOBODY, NOBODY)
         request = {
@@ -461,7 +483,13 @@ class ForkServer:
             "memory": memory,
             "sandbox": self.method,
             "privileged": os.geteuid() == 0,
+            "inputs_fd": inputs_fd is not None,
         }
+        if inputs_fd is not None:
+            try:
+                socket.send_fds(self.channel, [b"f"], [inputs_fd])
+            except OSError as exc:
+                raise SandboxGone("the sandbox stopped answering") from exc
         reply = self._send(json.dumps(request))
         return reply["pid"]
 
@@ -494,6 +522,7 @@ class ForkServer:
         return json.loads(reply)["exit"]
 
     def close(self) -> None:
+        self.channel.close()
         if self.process.poll() is None:
             try:
                 self.process.stdin.close()

@@ -9,7 +9,8 @@ What a candidate's process writes (formats in ``scripts/qualify/records.py``):
   and of both input storages after the call;
 * ``case-N.json``: claims the bytes cannot show: the exception a call
   raised, the Triton kernels it launched (grid, whether the output's storage
-  was an argument, whether the kernel compiles for sm_90a), input tensors
+  was an argument, what it specialises on, which the parent compiles for
+  sm_90a itself: ``scripts/qualify/compile_check.py``), input tensors
   whose version counter moved (an in-place write, even one undone later),
   memory shared with an input or an earlier output;
 * ``final.safetensors``: every output and input storage again, after the last case,
@@ -19,7 +20,11 @@ Under the interpreter a grid beyond CUDA's limits (x up to 2**31 - 1, y and
 z up to 65535) fails the launch here as it would on a GPU, and "launch plan"
 calls record their launches without running the programs.
 
-Everything here runs next to the candidate's code, so a candidate can forge
+The inputs are not written here: they are views of the parent's sealed
+memfd, mapped read-only (``scripts/qualify/shared_inputs.py``), so on the
+CPU a write to one faults and ends the process.
+
+Everything else here runs next to the candidate's code, so a candidate can forge
 it; the parent judges values, mutations and later changes from the bytes,
 reads every file strictly, and lists the constructs that forging needs
 (``scripts/qualify/review.py``).
@@ -35,7 +40,6 @@ import encodings.idna  # noqa: F401
 import importlib.util
 import json
 import os
-import re
 import sys
 import tempfile
 import threading
@@ -46,9 +50,15 @@ from pathlib import Path
 import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
-from kernels.launches import SkipPrograms, grid_violation, intercept, launch_grid
-from scripts.qualify import records, sandbox
-from scripts.qualify.compile_check import compile_for_sm90a
+from kernels.launches import grid_violation  # noqa: F401  (tests use it here)
+from scripts.qualify import records, sandbox, shared_inputs
+from scripts.qualify.launch_log import (  # noqa: F401  (the worker's names)
+    GridLimitExceeded,
+    LaunchLog,
+    install_launch_hooks,
+    overlaps,
+    storage_range,
+)
 
 CANDIDATE_FUNCTION = "residual_add_relu"
 DIRT_BYTE = 0xC2  # 0xC2C2C2C2 is -97.38 in float32: no relu output is negative
@@ -56,110 +66,6 @@ DTYPES = {str(d): d for d in (torch.float32, torch.float16, torch.bfloat16)}
 DTYPES.update({str(d): d for d in (torch.float64, torch.int32, torch.bool)})
 DTYPES.update({str(d): d for d in (torch.int64, torch.uint8, torch.complex64)})
 DTYPES.update({str(d): d for d in (torch.float8_e4m3fn,)})
-
-
-class GridLimitExceeded(RuntimeError):
-    """A launch whose grid a GPU would refuse."""
-
-
-class LaunchLog:
-    """Every Triton launch made during the current call."""
-
-    def __init__(self, candidate_file: str, compile_for_gpu: bool = False):
-        self.candidate_file = os.path.realpath(candidate_file)
-        self.records: list[dict] = []
-        self.spans: list[list] = []  # storage ranges of each launch's tensors
-        self.plan_only = False
-        self.compile_for_gpu = compile_for_gpu
-        self.compiled: dict[str, str | None] = {}  # kernel -> error or None
-
-    def begin_call(self, plan_only: bool) -> None:
-        self.records = []
-        self.spans = []
-        self.plan_only = plan_only
-
-    def start(self, kernel, args=(), kwargs=None) -> dict:
-        fn = getattr(kernel, "fn", None)
-        code = getattr(fn, "__code__", None)
-        file = os.path.realpath(code.co_filename) if code else "?"
-        record = {
-            "kernel": str(getattr(fn, "__name__", type(kernel).__name__)),
-            "own": file == self.candidate_file,
-            "grid": None,
-            "violation": None,
-            "programs_run": True,
-            "writes_output": False,
-            "compiled": False,
-            "compile_error": None,
-        }
-        values = list(args) + list((kwargs or {}).values())
-        self.spans.append(
-            [storage_range(v) for v in values if isinstance(v, torch.Tensor)]
-        )
-        self.records.append(record)
-        if record["own"] and self.compile_for_gpu and fn is not None:
-            record["compile_error"] = self.compile_once(fn, args, kwargs or {})
-            record["compiled"] = record["compile_error"] is None
-        return record
-
-    def compile_once(self, fn, args, kwargs) -> str | None:
-        """Compile each kernel once, with the first launch's argument types.
-        Not once per specialisation: compiled inside this interpreted
-        process, a later specialisation can fail for the interpreter's own
-        reasons (its patched language), which would reject good candidates;
-        that check needs a process of its own (the docs list it as open)."""
-        key = f"{fn.__module__}.{fn.__qualname__}"
-        if key not in self.compiled:
-            try:
-                compile_for_sm90a(fn, args, kwargs)
-                self.compiled[key] = None
-            except Exception as exc:  # the candidate's kernel, not ours
-                first = str(exc).strip().splitlines() or [""]
-                text = re.sub(r" at 0x[0-9a-f]+", "", first[-1])[:300]
-                self.compiled[key] = f"{type(exc).__name__}: {text}"
-        return self.compiled[key]
-
-    def mark_output(self, out) -> None:
-        span = storage_range(out) if isinstance(out, torch.Tensor) else None
-        for record, spans in zip(self.records, self.spans, strict=True):
-            record["writes_output"] = any(overlaps(span, s) for s in spans)
-
-
-def install_launch_hooks(log: LaunchLog) -> None:
-    """Extend the one launch interceptor (kernels/launches.py) so the log
-    sees every launch, and checks its grid before it runs."""
-
-    def before(kernel, args, kwargs, grid, interpreted):
-        record = log.start(kernel, args, kwargs)
-        if not interpreted:  # on a GPU: check the grid before launching
-            record["grid"] = launch_grid(kernel, grid, args, kwargs)
-            if record["grid"] and (problem := grid_violation(record["grid"])):
-                record["violation"] = problem
-                raise GridLimitExceeded(problem)
-
-    intercept(before)
-    try:
-        from triton.runtime import interpreter
-
-        builder = getattr(interpreter, "interpreter_builder", None)
-    except ImportError:  # pragma: no cover - every Triton we run has it
-        builder = None
-    if builder is not None and hasattr(builder, "set_grid_dim"):
-        original_set = builder.set_grid_dim
-
-        def set_grid_dim(nx, ny, nz):
-            # The interpreter calls this once per launch with the final grid.
-            record = log.records[-1] if log.records else log.start(None)
-            record["grid"] = [int(nx), int(ny), int(nz)]
-            if problem := grid_violation((nx, ny, nz)):
-                record["violation"] = problem
-                raise GridLimitExceeded(problem)
-            if log.plan_only:
-                record["programs_run"] = False
-                raise SkipPrograms()
-            return original_set(nx, ny, nz)
-
-        builder.set_grid_dim = set_grid_dim
 
 
 def load_candidate(path: str):
@@ -183,19 +89,6 @@ def _text(exc: BaseException) -> str:
         return str(exc)[:2000]
     except Exception:  # a candidate's exception whose __str__ raises
         return "<message could not be read>"
-
-
-def storage_range(tensor: torch.Tensor) -> tuple[int, int] | None:
-    if tensor.device.type == "meta":
-        return None
-    storage = tensor.untyped_storage()
-    if storage.nbytes() == 0:
-        return None
-    return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
-
-
-def overlaps(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
-    return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
 
 def process_state() -> dict:
@@ -239,10 +132,11 @@ def dirty_freed_memory(nbytes: int, device: str, copies: int = 4) -> None:
 
 
 class CaseRunner:
-    def __init__(self, function, device: str, log: LaunchLog):
+    def __init__(self, function, device: str, log: LaunchLog, mapped=None):
         self.function = function
         self.device = device
         self.log = log
+        self.mapped = mapped  # the parent's sealed inputs (shared_inputs.Mapped)
         self.alive: list[tuple[str, torch.Tensor]] = []  # earlier outputs
         # (label, the output, its bytes when its call returned)
         self.at_return: list[tuple[str, torch.Tensor, torch.Tensor]] = []
@@ -258,9 +152,39 @@ class CaseRunner:
             dtype = DTYPES[spec["dtype"]]
             return torch.empty(spec["size"], dtype=dtype, device=self.device), None
         device = spec.get("device") or self.device
-        base = spec["base"].to(device, copy=True)
+        base = spec["base"]
+        if isinstance(base, dict):  # a region of the parent's sealed memfd
+            base = self.mapped.tensor(base)
+            if device != "cpu":  # device memory: writable, checked from bytes
+                base = base.to(device, copy=True)
+        else:
+            base = base.to(device, copy=True)
         view = base.as_strided(spec["size"], spec["stride"], spec["offset"])
         return view, base
+
+    def read_only(self, base) -> bool:
+        """Whether `base` is the parent's sealed memory (writes fault)."""
+        if self.mapped is None or not isinstance(base, torch.Tensor):
+            return False
+        if base.device.type != "cpu":
+            return False
+        address = base.untyped_storage().data_ptr()
+        return self.mapped.start <= address < self.mapped.end
+
+    def refill(self, tensors, bases, spec) -> None:
+        """New values in the same buffers: read-only ones get the refill's
+        pages moved onto their addresses, others a copy."""
+        moved = set()
+        for tensor, base, values in zip(tensors, bases, spec["refill"], strict=True):
+            if isinstance(values, dict) and self.read_only(base):
+                address = base.untyped_storage().data_ptr()
+                if address not in moved:  # inputs sharing a storage: once
+                    self.mapped.move(values, base)
+                    moved.add(address)
+            elif isinstance(values, dict):
+                base.copy_(self.mapped.tensor(values).to(base.device))
+            else:
+                tensor.copy_(values.to(tensor.device))
 
     def run_case(self, index: int, case: dict, inputs: list) -> tuple[dict, dict]:
         """(claims, tensors) of one case."""
@@ -272,18 +196,18 @@ class CaseRunner:
             if call["reuse"] == "same":
                 # The same tensors holding the same values: undo anything the
                 # previous call wrote, so a repeat is judged on equal inputs.
+                # (Read-only inputs cannot have changed: they have no copy.)
                 for base, copy in zip(bases, saved, strict=True):
-                    if base is not None:
+                    if copy is not None:
                         base.copy_(copy)
             elif call["reuse"] == "refill":
-                for tensor, values in zip(tensors, spec["refill"], strict=True):
-                    tensor.copy_(values.to(tensor.device))
-                saved = [b.clone() if b is not None else None for b in bases]
+                self.refill(tensors, bases, spec)
+                saved = self.saved(bases)
             else:
                 made = [self.materialize(s) for s in (spec["x"], spec["residual"])]
                 tensors = [m[0] for m in made]
                 bases = [m[1] for m in made]
-                saved = [b.clone() if b is not None else None for b in bases]
+                saved = self.saved(bases)
                 chain += 1
             label = f"{case['name']} call {number}"
             claim, copy, live = self.run_call(
@@ -299,6 +223,13 @@ class CaseRunner:
                     self.kept[f"k{index}.chain{chain}.{name}"] = base
         return {"name": case["name"], "calls": calls}, tensors_out
 
+    def saved(self, bases) -> list:
+        """Copies to restore writable bases from before a repeat call."""
+        return [
+            b.clone() if b is not None and not self.read_only(b) else None
+            for b in bases
+        ]
+
     def run_call(self, call: dict, tensors, bases, label: str, all_earlier=True):
         """(claims, a copy of the output, the output itself) of one call; the
         outputs are None unless the call returned a plain tensor."""
@@ -309,6 +240,8 @@ class CaseRunner:
         versions = [t._version if torch.is_tensor(t) else None for t in tensors]
         out = raised = None
         state = process_state()
+        if self.mapped is not None:
+            self.mapped.watch(tensors)
         try:
             out = self.function(*tensors)
         except BaseException as exc:  # SystemExit included: it is a result
@@ -407,10 +340,26 @@ def _redirect_output(workdir: Path) -> None:
         os.close(fd)
 
 
-def child_main(candidate: str, workdir: str, device: str, memory: int | None) -> None:
+def child_main(
+    candidate: str,
+    workdir: str,
+    device: str,
+    memory: int | None,
+    inputs_fd: int | None = None,
+) -> None:
     """One candidate's process: import it, run every case, write the files."""
     work = Path(workdir)
     _redirect_output(work)
+    mapped = None
+    if inputs_fd is not None:  # map the parent's sealed inputs, read-only
+        mapped = shared_inputs.Mapped(inputs_fd)
+        os.close(inputs_fd)
+        note = os.open(
+            work / shared_inputs.FAULT_FILE,
+            os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+            0o644,
+        )
+        shared_inputs.note_faults(mapped, note)
     # Triton reads TRITON_INTERPRET when @triton.jit runs: before the import.
     os.environ["TRITON_INTERPRET"] = "1" if device == "cpu" else "0"
     os.environ["TRITON_CACHE_DIR"] = str(work / "triton-cache")
@@ -440,7 +389,7 @@ def child_main(candidate: str, workdir: str, device: str, memory: int | None) ->
             {"stage": "function", "type": None, "message": None, "cpu_s": None},
         )
         return
-    runner = CaseRunner(function, device, log)
+    runner = CaseRunner(function, device, log, mapped)
     for index, case in enumerate(plan["cases"]):
         progress.write(f"start {index}\n")
         began = time.perf_counter()
@@ -465,6 +414,7 @@ def _run_job(request: dict) -> int:
             request["workdir"],
             request["device"],
             request.get("memory"),
+            request.get("inputs_fd"),
         )
     except BaseException:
         traceback.print_exc()
@@ -477,6 +427,8 @@ def _run_job(request: dict) -> int:
 
 def _start_job(request: dict) -> None:
     """In the forked process: isolate, then run the candidate."""
+    if (channel := _fd_channel()) is not None:
+        os.close(channel)  # the parent's socket is not the candidate's
     os.setsid()
     sandbox.die_with_parent()
     privileged = bool(request.get("privileged"))
@@ -534,12 +486,16 @@ def serve() -> None:
         if not line.startswith("{"):
             continue  # a "kill" that came after its job had ended
         request = json.loads(line)
+        if request.get("inputs_fd"):  # the parent's sealed memfd follows
+            request["inputs_fd"] = _receive_fd()
         pid = os.fork()
         if pid == 0:
             try:
                 _start_job(request)
             finally:
                 os._exit(72)
+        if request.get("inputs_fd") is not None:
+            os.close(request["inputs_fd"])  # the job has its own copy
         print(json.dumps({"pid": pid}), flush=True)
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -553,6 +509,30 @@ def serve() -> None:
             json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}),
             flush=True,
         )
+
+
+#: The environment variable naming the fork server's end of the socket that
+#: carries file descriptors from the parent (scripts/qualify/sandbox.py).
+FD_CHANNEL_ENV = "QUALIFY_FD_CHANNEL"
+
+
+def _fd_channel() -> int | None:
+    value = os.environ.get(FD_CHANNEL_ENV, "")
+    return int(value) if value.isdigit() else None
+
+
+def _receive_fd() -> int:
+    """One file descriptor from the parent (SCM_RIGHTS on the channel)."""
+    import socket
+
+    channel = _fd_channel()
+    if channel is None:
+        raise RuntimeError("no file-descriptor channel to the parent")
+    with socket.socket(fileno=os.dup(channel)) as sock:
+        _, fds, _, _ = socket.recv_fds(sock, 16, 1)
+    if len(fds) != 1:
+        raise RuntimeError("the parent sent no file descriptor")
+    return fds[0]
 
 
 def _kill_job(pid: int, request: dict, sig) -> None:

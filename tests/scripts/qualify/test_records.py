@@ -118,6 +118,7 @@ def claim():
         "writes_output": True,
         "compiled": True,
         "compile_error": None,
+        "specialisation": None,
     }
     output = {
         "plain": True,
@@ -174,3 +175,16 @@ def test_progress_lines_are_checked(tmp_path):
     path.write_bytes(b"import\n\xff\n")
     with pytest.raises(RecordError, match="not ASCII"):
         records.read_progress(path)
+
+
+def test_a_fault_note_is_one_of_its_words_or_nothing(tmp_path):
+    allowed = ("input x", "elsewhere")
+    note = tmp_path / "fault"
+    note.write_text("input x\n")
+    assert records.read_note(note, allowed) == "input x"
+    note.write_text("input x; trust me\n")
+    assert records.read_note(note, allowed) is None
+    link = tmp_path / "link"
+    link.symlink_to(note)
+    assert records.read_note(link, allowed) is None  # not followed
+    assert records.read_note(tmp_path / "missing", allowed) is None

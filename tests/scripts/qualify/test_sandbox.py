@@ -64,6 +64,8 @@ def test_forcing_the_fallback_is_stated_in_the_isolation(monkeypatch):
         sandbox.bwrap_works.cache_clear()
     assert stated["method"] == "fallback"
     assert any("no bubblewrap" in line for line in stated["details"])
+    # The fallback hands the inputs over as bubblewrap does: read-only.
+    assert sandbox.inputs_detail("cpu") in stated["details"]
 
 
 def test_stale_job_directories_of_dead_evaluators_are_removed(tmp_path):

@@ -1,14 +1,12 @@
 """The evaluator's child process (scripts/qualify/worker.py), tested
-directly in this process: grid checks, launch hooks, what a call records.
+directly in this process: grid checks, what a call records (the launch
+hooks are tested in test_launch_log.py).
 test_evaluator.py runs it as a child through the evaluator."""
 
-import pytest
 import torch
-import triton
-import triton.language as tl
 
 import kernels.residual_add_relu as add
-from kernels.launches import GRID_LIMITS, grid_violation, launch_grid
+from kernels.launches import GRID_LIMITS, grid_violation
 from scripts.qualify import evaluator, worker
 
 
@@ -20,89 +18,6 @@ def test_grid_limits_are_cudas():
     # One copy: the worker checks launches with the kernels' own function.
     assert worker.grid_violation is grid_violation
     assert evaluator.contract()["grid_limits"] == list(GRID_LIMITS)
-
-
-@pytest.fixture
-def hooked(monkeypatch):
-    """Launch hooks installed for one test only, on a log that counts
-    kernels/residual_add_relu.py as the candidate's own file."""
-    from triton.runtime import interpreter
-    from triton.runtime.jit import JITFunction
-
-    # Setting each hooked attribute to itself makes monkeypatch restore it.
-    for cls in (JITFunction, interpreter.InterpretedFunction):
-        monkeypatch.setattr(cls, "run", cls.run)
-    builder = interpreter.interpreter_builder
-    monkeypatch.setattr(builder, "set_grid_dim", builder.set_grid_dim)
-    log = worker.LaunchLog(add.__file__)
-    worker.install_launch_hooks(log)
-    return log
-
-
-@triton.jit
-def _store_ones(out_ptr):
-    tl.store(out_ptr + tl.program_id(1), 1.0)
-
-
-def test_hooks_record_each_launch_with_its_grid(hooked, device):
-    if device != "cpu":
-        pytest.skip("the interpreter reports the grid; a GPU run is tested there")
-    x = torch.full((5,), -1.0)
-    residual = torch.full((5,), 3.0)
-    hooked.begin_call(plan_only=False)
-    out = add.residual_add_relu(x, residual)
-    assert out.tolist() == [2.0] * 5
-    [record] = hooked.records
-    assert record["kernel"] == "residual_add_relu_v1_kernel"
-    assert record["own"] is True
-    assert record["grid"] == [1, 1, 1]
-    assert record["violation"] is None and record["programs_run"] is True
-
-
-def test_plan_only_launch_records_the_grid_and_runs_no_program(hooked, device):
-    if device != "cpu":
-        pytest.skip("launch plans are an interpreter feature")
-    out = torch.full((1, 3), 7.0)
-    hooked.begin_call(plan_only=True)
-    _store_ones[(1, 3, 1)](out)
-    assert out.tolist() == [[7.0, 7.0, 7.0]]  # no program ran
-    [record] = hooked.records
-    assert record["grid"] == [1, 3, 1] and record["programs_run"] is False
-    assert record["own"] is False  # this file is not the candidate's
-
-
-def test_a_grid_beyond_cudas_limits_fails_the_launch(hooked, device):
-    # Known-wrong: 65536 programs on axis 1, one more than CUDA allows.
-    if device != "cpu":
-        pytest.skip("would launch a real kernel")
-    out = torch.zeros(1)
-    hooked.begin_call(plan_only=False)
-    with pytest.raises(worker.GridLimitExceeded, match="axis 1"):
-        _store_ones[(1, 65536, 1)](out)
-    assert hooked.records[-1]["violation"] == grid_violation((1, 65536, 1))
-    assert out.tolist() == [0.0]
-
-
-def test_grid_from_launch_evaluates_a_callable_grid():
-    kernel = add.residual_add_relu_v1_kernel
-    args = (None, None, None, 5000)
-    grid = launch_grid(
-        kernel, lambda meta: (triton.cdiv(meta["n_elements"], 1024),), args, {}
-    )
-    assert grid == (5, 1, 1)
-    assert launch_grid(kernel, (3, 2), args, {}) == (3, 2, 1)
-    # A grid that cannot be worked out is unknown, not an error.
-    assert launch_grid(kernel, lambda meta: 1 / 0, args, {}) is None
-
-
-def test_storage_ranges_overlap_for_views_of_one_buffer():
-    base = torch.zeros(8)
-    first, second, other = base[:4], base[3:], torch.zeros(8)
-    assert worker.overlaps(worker.storage_range(first), worker.storage_range(second))
-    assert not worker.overlaps(worker.storage_range(base), worker.storage_range(other))
-    assert worker.storage_range(torch.empty(4, device="meta")) is None
-    assert worker.storage_range(torch.empty(0)) is None
-    assert not worker.overlaps(None, worker.storage_range(base))
 
 
 def test_describe_exception_keeps_type_chain_and_message():
@@ -158,3 +73,48 @@ def test_a_write_undone_before_returning_is_recorded():
     call = {"mode": "values", "out_nbytes": 16}
     record, _, _ = runner.run_call(call, [x, residual], [x, residual], "c 1")
     assert record["inputs_written"] == ["x"]
+
+
+def test_read_only_inputs_keep_their_layout_sharing_and_refills():
+    # x and residual are views of one storage, then refilled in place: the
+    # child sees the same pointers with the new values, and nothing writes.
+    import os
+
+    from scripts.qualify import shared_inputs
+    from scripts.qualify.builders import Call, tensor_spec
+    from snippets.kernel_correctness_contracts import adversarial as adv
+
+    shared = torch.arange(12.0).reshape(3, 4)
+    first = Call("values", tensor_spec(adv.transposed(shared)))
+    first.residual = first.x
+    refill = Call("values", reuse="refill", refill=(shared + 1, shared + 1))
+    again = Call("values", reuse="same")
+    packer, [specs] = shared_inputs.pack([[first, refill, again]])
+    fd = packer.sealed_fd()
+    try:
+        mapped = shared_inputs.Mapped(fd)
+    finally:
+        os.close(fd)
+    seen = []
+
+    def candidate(x, residual):
+        seen.append((x.data_ptr(), x.stride(), x.clone()))
+        return torch.relu(x + residual)
+
+    runner = worker.CaseRunner(candidate, "cpu", worker.LaunchLog(add.__file__), mapped)
+    case = {
+        "name": "c",
+        "calls": [
+            {"mode": "values", "reuse": r, "out_nbytes": 48}
+            for r in (None, "refill", "same")
+        ],
+    }
+    claim, tensors = runner.run_case(0, case, specs)
+    assert [c["raised"] for c in claim["calls"]] == [None] * 3
+    assert len({ptr for ptr, _, _ in seen}) == 1  # the same buffer each time
+    assert seen[0][1] == (1, 3)  # the column-major layout kept
+    assert torch.equal(seen[0][2], shared)
+    assert torch.equal(seen[1][2], shared + 1)
+    assert torch.equal(seen[2][2], seen[1][2])
+    assert torch.equal(tensors["c2.out"], torch.relu(2 * (shared + 1)))
+    assert runner.read_only(runner.kept["k0.chain0.x"])
