@@ -1,5 +1,10 @@
 """Residual add + ReLU: ``out = relu(x + residual)`` in one fused pass.
 
+It stays one file, not a ``kernels/<op>/`` package like the longer kernels,
+because it is also the evaluator's own candidate (``scripts/qualify/``): a
+candidate is one file by design, and the gate allows it no project imports
+beyond ``kernels.bounds``, ``kernels.descriptor`` and ``kernels.inputs``.
+
 Versions
     ``residual_add_relu_v1_kernel``: one program per ``BLOCK_SIZE`` contiguous
     elements of the flattened tensors; the sum is formed in float32 and rounded

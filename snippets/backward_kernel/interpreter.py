@@ -4,7 +4,7 @@ TRITON_INTERPRET=1 on a CPU): values, not speed.
 
 ``TritonSoftmax`` is how a custom kernel joins autograd: the forward saves
 its output y, not its input, and the backward hands y and dy to
-kernels/softmax.py's ``softmax_backward``.
+kernels/softmax/versions.py's ``softmax_backward``.
 """
 
 from __future__ import annotations

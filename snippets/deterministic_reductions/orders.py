@@ -60,7 +60,7 @@ def tree_sum(values: list[float]) -> float:
 
 
 def two_stage_sum(values: list[float], block: int) -> float:
-    """What kernels/reduction.py does: one tree per block of `block`
+    """What kernels/reduction/ does: one tree per block of `block`
     values writes a partial to its own slot; the partials are reduced the
     same way until one is left. Every addition has a fixed place."""
     level = list(values)
@@ -130,7 +130,7 @@ def depth_two_stage(n: int, block: int) -> int:
 
 def stages(numel: int, block: int) -> list[int]:
     """Launch by launch, how many values each stage reads (the launcher's
-    loop in kernels/reduction.py, replayed)."""
+    loop in kernels/reduction/, replayed)."""
     sizes, size = [], numel
     while True:
         sizes.append(size)
@@ -158,7 +158,7 @@ def determinism_cost(numel: int, itemsize: int, block: int) -> dict:
 
 
 # --8<-- [start:persistent]
-PROGRAMS = 4 * 132  # kernels/reduction.py's PERSISTENT_PROGRAMS, fixed
+PROGRAMS = 4 * 132  # kernels/reduction/versions.py's PERSISTENT_PROGRAMS, fixed
 
 
 def persistent_plan(numel: int, block: int, programs: int = PROGRAMS) -> dict:

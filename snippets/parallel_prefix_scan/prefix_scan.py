@@ -161,7 +161,7 @@ def reduce_then_scan_table(
 ) -> str:
     phases = reduce_then_scan(values, block_size)
     stored = (
-        "2, as `kernels/scan.py` stores it: inclusive scan of the totals "
+        "2, as `kernels/scan/` stores it: inclusive scan of the totals "
         "(block b reads entry b - 1)"
     )
     rows = [

@@ -1,7 +1,7 @@
 """The counts [3, 0, 2, 1, 0, 4] scanned across blocks, two ways.
 
 Shown on docs/kernels/attention/prefix-scans-across-blocks.md. A CPU model
-of kernels/scan.py's two versions: reduce-then-scan in three passes
+of kernels/scan/versions.py's two versions: reduce-then-scan in three passes
 (`cumsum_v1`) and one pass with decoupled look-back (`cumsum`, after
 Merrill and Garland, 2016). The counts and block split come from the
 work-mapping project (snippets/lib/scan_carries.py); the
@@ -22,7 +22,7 @@ from snippets.lib.scan_carries import COUNTS, block_totals, split_blocks
 
 BLOCK = 2  # three blocks of two counts: enough for a look-back to walk
 
-#: kernels/scan.py's tiles: BLOCK_SIZE (version 1) and SINGLE_PASS_BLOCK
+#: kernels/scan/versions.py's tiles: BLOCK_SIZE (version 1) and SINGLE_PASS_BLOCK
 #: (version 2); the test reads them from the kernel's source.
 V1_BLOCK, V2_BLOCK = 1024, 4096
 WORKED_N = 1 << 28  # the benchmark's quick shape, float32

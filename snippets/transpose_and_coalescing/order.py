@@ -27,7 +27,7 @@ from snippets.lib.program_order import program_tile
 #: The builds the model reads, by version: bf16, the benchmark's dtype.
 BUILDS = {"v2": "tiled-bf16", "v3": "grouped-bf16"}
 ITEMSIZE = 2
-#: The HBM-bound benchmark shapes (kernels/transpose.py, "full" profile).
+#: The HBM-bound benchmark shapes (kernels/transpose/describe.py, "full" profile).
 SHAPES = ((16384, 16384), (8192, 32768))
 
 

@@ -925,7 +925,7 @@ def test_transpose_v3_stages_a_64_by_128_tile_with_128_bit_accesses(
 
 @pytest.mark.parametrize("target", artifacts.TARGETS)
 def test_a_whole_65k_softmax_row_in_one_block_spills_on_every_target(target):
-    # Why no version keeps a 65K row on chip (kernels/softmax.py's notes):
+    # Why no version keeps a 65K row on chip (kernels/softmax/versions.py's notes):
     # at 16 and at 32 warps the float32 row overflows the registers.
     for build in ("v1-bf16-65536", "v1-bf16-65536-32-warps"):
         record = load_build("softmax", build, artifacts.ARTIFACT_DIR, target)

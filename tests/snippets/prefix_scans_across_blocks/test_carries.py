@@ -50,7 +50,7 @@ def test_bytes_and_the_kernel_tiles():
     assert carries.bytes_three_pass(n, 4, 1000) == 3 * n * 4 + 16 * 10
     assert carries.bytes_single_pass(n, 4, 4096) == 2 * n * 4 + 32 * 3
     assert carries.facts()["bytes.ratio"] == "1.500"
-    source = (ROOT / "kernels" / "scan.py").read_text()
+    source = (ROOT / "kernels" / "scan" / "versions.py").read_text()
     assert re.search(rf"^BLOCK_SIZE = {carries.V1_BLOCK}$", source, re.M)
     assert re.search(rf"^SINGLE_PASS_BLOCK = {carries.V2_BLOCK}$", source, re.M)
 

@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-import kernels.softmax as sm
+import kernels.softmax.versions as sm
 from kernels.bounds import eps
 from tests.helpers.kernel_checks import (
     INTERPRETER,

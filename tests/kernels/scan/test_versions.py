@@ -24,7 +24,7 @@ import math
 import pytest
 import torch
 
-import kernels.scan as scan
+import kernels.scan.versions as scan
 from tests.helpers.kernel_checks import (
     INTERPRETER,
     assert_bits_unchanged,

@@ -10,7 +10,7 @@ import pytest
 import torch
 import triton
 
-import kernels.transpose as tr
+import kernels.transpose.versions as tr
 from tests.helpers.kernel_checks import (
     assert_bits_unchanged,
     assert_plain_result,

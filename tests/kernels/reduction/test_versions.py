@@ -14,7 +14,7 @@ import pytest
 import torch
 import triton
 
-import kernels.reduction as red
+import kernels.reduction.versions as red
 from tests.helpers.kernel_checks import (
     assert_bits_unchanged,
     assert_plain_result,
