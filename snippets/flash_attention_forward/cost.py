@@ -4,7 +4,7 @@ score matrix in memory.
 Shown on docs/kernels/attention/flash-attention-forward.md. A CPU model:
 it counts the FLOPs of the two matrix products and the bytes that must
 cross device memory; it cannot see caches or time. The formulas match
-kernels/attention.py's `flops` and `bytes_moved` (a test checks it), and
+kernels/attention/versions.py's `flops` and `bytes_moved` (a test checks it), and
 the device figures come from kernels/devices.py.
 """
 

@@ -4,7 +4,7 @@ Shown on docs/kernels/attention/flash-attention-forward.md. A CPU model in
 float64 on lists (no torch, no Triton): one query tile keeps a running max
 `m`, a running sum `l` and an unnormalized output `acc` per query, walks
 the keys a tile at a time, and never holds more than one tile of scores.
-It follows kernels/attention.py's `_attend` step for step, including the
+It follows kernels/attention/versions.py's `_attend` step for step, including the
 scores in log2 units with the scale folded in. Its test compares it with
 attention computed the plain way (the whole score matrix at once).
 """

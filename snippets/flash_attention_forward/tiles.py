@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from evidence.tables import markdown_table
 
-#: The kernels' 16-bit tiles (kernels/attention.py): version 1's
+#: The kernels' 16-bit tiles (kernels/attention/versions.py): version 1's
 #: config_for at D = 128 and version 2's config_v2_for.
 V1_TILES = (128, 64)
 V2_TILES = (128, 128)

@@ -3,7 +3,7 @@
 Taught on docs/kernels/matrix-multiplication/tiled-matmul.md (the Hopper
 tensor-core lesson reuses the HGMMA reading). The artifact,
 results/artifacts/matmul.sm_90a.json, is written by
-`python -m scripts.artifacts`, which compiles kernels/matmul.py for Hopper
+`python -m scripts.artifacts`, which compiles kernels/matmul/ for Hopper
 without a GPU, and read by evidence/artifacts.py (load, staleness, the
 "not compiled yet" note, the HGMMA shape). Evidence kind: compiled
 artifact. It shows which instructions and how many registers and bytes of

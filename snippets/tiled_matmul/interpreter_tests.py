@@ -2,7 +2,7 @@
 
 Shown on docs/kernels/matrix-multiplication/tiled-matmul.md. The page does
 not retype the test's shapes or names: this module parses
-tests/kernels/test_matmul.py (without importing or running it) and lists
+tests/kernels/matmul/test_versions.py (without importing or running it) and lists
 its shape tables and its test functions with the first line of each
 docstring. Evidence kind: it describes what the interpreter tests check; the
 tests themselves are the evidence, run by `make test`.
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_FILE = ROOT / "tests" / "kernels" / "test_matmul.py"
+TEST_FILE = ROOT / "tests" / "kernels" / "matmul" / "test_versions.py"
 
 
 def _literal(node: ast.AST):
@@ -71,8 +71,9 @@ def _label_text(label: str) -> str:
 def coverage_text(path: Path = TEST_FILE) -> str:
     """Markdown: the shapes and the checks of the interpreter test file."""
     path = Path(path)
-    if not path.exists():
-        return f"*The interpreter tests (`{path.name}`) are not written yet.*"
+    if not path.is_file():
+        # A moved test file must break the build, not turn into a note.
+        raise FileNotFoundError(f"no interpreter test file at {path}")
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     parts = []

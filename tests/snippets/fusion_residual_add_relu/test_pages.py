@@ -14,7 +14,19 @@ PAGES = [
     "kernels/memory-bound/transpose-and-coalescing.md",
     "kernels/correctness/compute-sanitizer.md",
 ]
-NAMES = {"1", "2", "L2", "(L2", "L2)", "float16", "float32", "bf16", "H200", "H100"}
+NAMES = {
+    "1",
+    "2",
+    "3",
+    "L2",
+    "(L2",
+    "L2)",
+    "float16",
+    "float32",
+    "bf16",
+    "H200",
+    "H100",
+}
 NAMES |= {"GH100", "sm_90a", "5.x", "32-bit", "atomicAdd"}  # labels and names
 FENCE = re.compile(r"^(\s*)(`{3,}).*?^\1\2\s*$", re.MULTILINE | re.DOTALL)
 STRIPPED = [

@@ -42,8 +42,14 @@ def test_lists_shape_tables_and_tests(tmp_path):
     assert "helper" not in text
 
 
-def test_missing_test_file_is_a_note(tmp_path):
-    assert "not written yet" in it.coverage_text(tmp_path / "test_matmul.py")
+def test_a_missing_test_file_fails_naming_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match="test_matmul.py"):
+        it.coverage_text(tmp_path / "test_matmul.py")
+
+
+def test_the_real_test_file_has_shape_tables_and_tests():
+    text = it.coverage_text()
+    assert "`SHAPES` in " in text and "test functions:" in text
 
 
 def test_a_file_without_tests_fails(tmp_path):
