@@ -149,6 +149,8 @@ OUTPUT = {
     "dtype": ("?", STR),
     "device": ("?", STR),
     "aliases": ("?", [STR]),
+    "storage_nbytes": ("?", INT),
+    "storage_offset": ("?", INT),
 }
 CALL = {
     "raised": ("?", EXCEPTION),

@@ -47,7 +47,7 @@ import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
 from kernels.launches import SkipPrograms, grid_violation, intercept, launch_grid
-from scripts.qualify import records, sandbox
+from scripts.qualify import interpreter_rounding, records, sandbox
 from scripts.qualify.compile_check import compile_for_sm90a
 
 CANDIDATE_FUNCTION = "residual_add_relu"
@@ -249,8 +249,9 @@ class CaseRunner:
         self.reported: set[str] = set()  # earlier results already found changed
         self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.safetensors
 
-    def materialize(self, spec):
-        """(tensor or object, device base or None) from the parent's spec."""
+    def materialize(self, spec, shared=None):
+        """(tensor or object, device base or None) from the parent's spec;
+        `shared` is x's base, for a residual that views x's storage."""
         kind = spec["kind"]
         if kind == "object":
             return spec["value"], None
@@ -258,7 +259,14 @@ class CaseRunner:
             dtype = DTYPES[spec["dtype"]]
             return torch.empty(spec["size"], dtype=dtype, device=self.device), None
         device = spec.get("device") or self.device
-        base = spec["base"].to(device, copy=True)
+        if spec.get("fresh"):  # allocated here, not a view of anything
+            tensor = torch.empty(spec["size"], dtype=spec["base"].dtype, device=device)
+            tensor.copy_(spec["base"].reshape(spec["size"]))
+            return tensor, tensor.view(-1)
+        if spec.get("storage") == "x" and shared is not None:
+            base = shared  # aliased inputs: one storage, two views of it
+        else:
+            base = spec["base"].to(device, copy=True)
         view = base.as_strided(spec["size"], spec["stride"], spec["offset"])
         return view, base
 
@@ -280,7 +288,11 @@ class CaseRunner:
                     tensor.copy_(values.to(tensor.device))
                 saved = [b.clone() if b is not None else None for b in bases]
             else:
-                made = [self.materialize(s) for s in (spec["x"], spec["residual"])]
+                made = [self.materialize(spec["x"])]
+                if spec["residual"].get("same"):  # x and residual one tensor
+                    made.append(made[0])
+                else:
+                    made.append(self.materialize(spec["residual"], made[0][1]))
                 tensors = [m[0] for m in made]
                 bases = [m[1] for m in made]
                 saved = [b.clone() if b is not None else None for b in bases]
@@ -369,6 +381,8 @@ class CaseRunner:
             "dtype": None,
             "device": None,
             "aliases": None,
+            "storage_nbytes": None,
+            "storage_offset": None,
         }
         if not isinstance(out, torch.Tensor):
             return info
@@ -377,6 +391,8 @@ class CaseRunner:
             dtype=str(out.dtype),
             device=str(out.device),
             aliases=[],
+            storage_nbytes=int(out.untyped_storage().nbytes()),
+            storage_offset=int(out.storage_offset()),
         )
         span = storage_range(out)
         for name, tensor in zip(("x", "residual"), tensors, strict=True):
@@ -422,6 +438,8 @@ def child_main(candidate: str, workdir: str, device: str, memory: int | None) ->
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
     sandbox.limit_resources(memory)
+    if device == "cpu":  # bfloat16 rounded as compiled code rounds it
+        interpreter_rounding.round_bf16_to_nearest_even()
     log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
     install_launch_hooks(log)
     progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115

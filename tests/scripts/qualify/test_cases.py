@@ -2,12 +2,14 @@
 
 import math
 
+import torch
+
 from kernels.residual_add_relu import DESCRIPTOR
 from scripts.qualify import cases
 
 
 def test_case_counts_are_those_the_issue_asks_for():
-    assert len(cases.kernel_cases()) == 32
+    assert len(cases.kernel_cases()) == 39
     assert len(cases.unsupported_cases()) == 5
     names = [case.name for case in cases.cases()]
     assert len(names) == len(set(names))
@@ -46,17 +48,19 @@ def test_only_cases_too_large_for_the_interpreter_are_launch_only():
         calls = case.calls("cpu", limit)
         if case.launch_only("cpu", limit):
             launch_only.append(case.name)
+            launch_only.sort()
             assert all(c.mode == "plan" for c in calls), case.name
-            assert math.prod(calls[0].x["size"]) > limit
+            assert max(math.prod(c.x["size"]) for c in calls) > limit
         else:
             assert all(c.mode == "values" for c in calls), case.name
             sizes = [math.prod(c.x["size"]) for c in calls if c.x]
             assert max(sizes, default=0) <= limit, case.name
         assert case.mode_on("cuda") == "values", case.name  # never built here
     assert launch_only == [
-        "programs-past-65535",
         "bench-32768x4096",
         "bench-50021x4099",
+        "programs-past-65535",
+        "size-bands-large",
     ]
 
 
@@ -93,3 +97,61 @@ def test_the_inputs_text_is_described_from_the_built_calls():
     [_, second] = by_name["refill-some"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
     assert second.note in by_name["refill-some"].inputs
     assert by_name["device-mismatch"].kind == "unsupported"
+
+
+def sizes_of(case):
+    return [math.prod(c.x["size"]) for c in case.calls("cpu", 2**18) if c.x]
+
+
+def test_every_power_of_two_band_up_to_the_largest_case_has_a_size():
+    """A size-class dispatch wrong in any band is reached (issue 36)."""
+    every = {n for case in cases.kernel_cases() for n in cases.case_sizes(case)}
+    bands = {n.bit_length() for n in every if n}
+    assert bands == set(range(1, max(every).bit_length() + 1))
+    by_name = {case.name: case for case in cases.cases()}
+    # the small bands' values are checked on every CPU run, the corpus's too
+    assert max(sizes_of(by_name["size-bands"])) <= cases.BAND_VALUES_MAX
+    assert by_name["size-bands-large"].mode_on("cpu") == "launch only"
+
+
+def test_bands_missing_fills_only_the_empty_bands():
+    from scripts.qualify.builders import bands_missing
+
+    assert bands_missing({1, 3, 257}, 300) == [
+        4 + 2 + 1,
+        8 + 2 + 1,
+        16 + 4 + 1,
+        32 + 4 + 1,
+        64 + 8 + 1,
+        128 + 8 + 1,
+    ]
+
+
+def test_zero_strides_in_x_and_in_the_last_dimension():
+    by_name = {case.name: case for case in cases.cases()}
+    row, scalar = by_name["broadcast-x"].calls("cpu", 2**18)
+    assert row.x["stride"] == [0, 1] and scalar.x["stride"] == [0, 0]
+    [column] = by_name["broadcast-column"].calls("cpu", 2**18)
+    assert column.residual["stride"][-1] == 0 and column.residual["stride"][0] == 1
+
+
+def test_aliased_inputs_share_one_storage():
+    by_name = {case.name: case for case in cases.cases()}
+    same, views = by_name["aliased-inputs"].calls("cpu", 2**18)
+    assert same.residual["same"] and same.residual["storage"] == "x"
+    assert views.residual["base"] is views.x["base"]
+    assert views.residual["offset"] - views.x["offset"] < views.x["size"][0]
+
+
+def test_nan_payloads_and_widened_bfloat16_inputs():
+    by_name = {case.name: case for case in cases.cases()}
+    f32, bf16 = by_name["nan-payloads"].calls("cpu", 2**18)
+    bits = f32.x["base"].view(torch.int32)
+    nan = f32.x["base"].isnan()
+    assert {0x7F800001, 0x7FC00001} <= set(bits[nan].tolist())  # sNaN, payload
+    assert (bits[nan] < 0).any()  # negative NaNs
+    assert bf16.x["base"].dtype == torch.bfloat16 and bf16.x["base"].isnan().any()
+    for call in by_name["widened-bfloat16"].calls("cpu", 2**18):
+        base = call.x["base"]
+        assert base.dtype == torch.float32 and call.x["fresh"]
+        assert not (base.view(torch.int32) & 0xFFFF).any()
