@@ -247,7 +247,7 @@ def rounding_problem(values: torch.Tensor, expected: torch.Tensor) -> str | None
     problem = value_mismatch(values, expected, 0)
     if problem is None:
         return None
-    return "not rounded to nearest even: " + problem.replace("by more than 0 ulp", "")
+    return "not rounded to nearest even: " + problem.replace(" by more than 0 ulp", "")
 
 
 def judge_kernel_call(
