@@ -480,7 +480,10 @@ def judge_case(
                 judged.outputs[f"k{index}.c{number}.out"] = values
                 judged.where[f"k{index}.c{number}.out"] = number
             for name, base in zip(BOTH, pure.bases, strict=True):
-                judged.inputs[f"k{index}.chain{chain}.{name}"] = base
+                # The bytes the storage held when the call returned (a write
+                # during the call is the inputs check's, not counted twice).
+                at_return = tensors.get(f"c{number}.{name}", base)
+                judged.inputs[f"k{index}.chain{chain}.{name}"] = at_return
                 judged.where[f"k{index}.chain{chain}.{name}"] = number
         result.checks += evaluated
         result.failures += [Failure(c, case.name, number, d) for c, d in found]
