@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 
 from kernels.residual_add_relu import DESCRIPTOR
@@ -155,3 +156,81 @@ def test_nan_payloads_and_widened_bfloat16_inputs():
         base = call.x["base"]
         assert base.dtype == torch.float32 and call.x["fresh"]
         assert not (base.view(torch.int32) & 0xFFFF).any()
+
+
+# --------------------------------------------------------------------------
+# Each new case catches its broken candidate and passes the course's kernel
+# (in this process, under the interpreter; the corpus shows it sandboxed)
+# --------------------------------------------------------------------------
+
+BROKEN = "tests/scripts/qualify/candidates/broken"
+
+
+def _load(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.replace("/", "_"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.residual_add_relu
+
+
+def _materialize(call):
+    """The inputs as the child makes them: views, fresh tensors, one storage."""
+    made = []
+    for spec in (call.x, call.residual):
+        if spec.get("same"):
+            made.append(made[0])
+            continue
+        if spec.get("fresh"):
+            fresh = torch.empty(spec["size"], dtype=spec["base"].dtype)
+            made.append(fresh.copy_(spec["base"].reshape(spec["size"])))
+            continue
+        shared = spec.get("storage") == "x"
+        base = made[0]._base if shared else spec["base"].clone()
+        made.append(base.as_strided(spec["size"], spec["stride"], spec["offset"]))
+    return made
+
+
+def _wrong_calls(function, case_name):
+    from snippets.kernel_correctness_contracts.contract import (
+        nan_mismatch,
+        value_mismatch,
+    )
+
+    case = {c.name: c for c in cases.cases()}[case_name]
+    wrong = 0
+    for call in case.calls("cpu", 2**18):
+        x, residual = _materialize(call)
+        dirt = torch.full(x.shape, -97.0, dtype=x.dtype)  # freed memory is not
+        del dirt  # zero, nor a copy of the answer: the output lands on this
+        out = function(x, residual)
+        expected = torch.relu(x + residual)
+        exact = 0 if expected.dtype != torch.bfloat16 else 1  # unpatched here
+        wrong += bool(
+            value_mismatch(out, expected, exact) or nan_mismatch(out, expected)
+        )
+    return wrong
+
+
+NEW_CASES = [
+    ("bias_is_residual", "broadcast-x", "broadcast-row"),
+    ("broadcast_as_row", "broadcast-column", "broadcast-row"),
+    ("same_storage_loaded_once", "aliased-inputs", "size-257"),
+    ("nan_by_bit_pattern", "nan-payloads", "nan-inf-float32"),
+    ("widened_bf16_fast_path", "widened-bfloat16", "size-257"),
+    ("recognises_views", "widened-bfloat16", "prime-2d"),
+    ("band_floor_grid", "size-bands", "prime-2d"),
+]
+
+
+@pytest.mark.parametrize(
+    ("candidate", "new", "old"), NEW_CASES, ids=[c for c, _, _ in NEW_CASES]
+)
+def test_the_new_case_catches_what_an_old_one_passes(candidate, new, old):
+    from kernels.residual_add_relu import residual_add_relu
+
+    broken = _load(f"{BROKEN}/{candidate}.py")
+    assert _wrong_calls(broken, new) > 0
+    assert _wrong_calls(broken, old) == 0
+    assert _wrong_calls(residual_add_relu, new) == 0
