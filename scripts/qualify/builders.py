@@ -11,6 +11,7 @@ launches recorded, programs skipped.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass
 
 import torch
@@ -507,3 +508,53 @@ def plan_sizes(sizes, dtype_for):
         return calls
 
     return build
+
+
+# --------------------------------------------------------------------------
+# Words for the case table (``cases.describe``)
+# --------------------------------------------------------------------------
+
+
+def _runs(items: list[str]) -> list[tuple[str, int]]:
+    runs: list[tuple[str, int]] = []
+    for item in items:
+        if runs and runs[-1][0] == item:
+            runs[-1] = (item, runs[-1][1] + 1)
+        else:
+            runs.append((item, 1))
+    return runs
+
+
+def _shape(size) -> str:
+    dims = [f"{d:_}" if d >= 100_000 else str(d) for d in size]
+    return "(" + ", ".join(dims) + ("," if len(size) == 1 else "") + ")"
+
+
+def _dtype(spec: dict) -> str:
+    dtype = spec["base"].dtype if "base" in spec else spec["dtype"]
+    return str(dtype).removeprefix("torch.")
+
+
+def _layout(spec: dict) -> str:
+    """ "" for row-major; else how the view sits in its storage."""
+    if spec.get("kind") != "strided":
+        return ""
+    size, stride, offset = spec["size"], list(spec["stride"]), spec["offset"]
+    words = []
+    row_major = [math.prod(size[i + 1 :]) for i in range(len(size))]
+    zero = [
+        i
+        for i, (n, st) in enumerate(zip(size, stride, strict=True))
+        if st == 0 and n > 1
+    ]
+    if zero:
+        words.append("stride 0 in dimension " + ", ".join(map(str, zero)))
+    elif len(size) == 2 and stride == [1, size[0]]:
+        words.append("column-major")
+    elif stride != row_major and sorted(stride, reverse=True) == stride:
+        words.append(f"strides {tuple(stride)} (gaps between elements)")
+    elif stride != row_major:
+        words.append(f"strides {tuple(stride)} (permuted in memory)")
+    if offset:
+        words.append(f"starting {offset} elements into its storage")
+    return ", ".join(words)
