@@ -84,7 +84,9 @@ CHECKS = {
     "unchanged-after-return": "after the last case, every earlier result and "
     "every input still holds the bits it held when its call returned",
     "error-type": "an unsupported input raises the contract's exception type",
-    "error-message": "the exception's message names the offending argument",
+    "error-message": "the exception's message names the offending argument "
+    "(not only through the function's signature) and shows the wrong dtype, "
+    "shape or device where that is what is wrong",
     "validates-first": "no kernel is launched before the error is raised",
 }
 CHECK_ORDER = list(CHECKS)
