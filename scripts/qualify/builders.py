@@ -502,9 +502,10 @@ def build_sizes(sizes, dtype_for, name):
 def plan_sizes(sizes, dtype_for):
     def build(device):
         calls = []
-        for n in sizes:
+        for i, n in enumerate(sizes):
             empty = {"kind": "empty", "size": [n], "dtype": str(dtype_for(device))}
-            calls.append(Call("plan", empty, dict(empty), note="launch plan only"))
+            note = "launch plan only" if i == 0 else ""
+            calls.append(Call("plan", empty, dict(empty), note=note))
         return calls
 
     return build
@@ -539,6 +540,8 @@ def _layout(spec: dict) -> str:
     """ "" for row-major; else how the view sits in its storage."""
     if spec.get("kind") != "strided":
         return ""
+    if spec.get("fresh"):
+        return "fresh (not views)"
     size, stride, offset = spec["size"], list(spec["stride"]), spec["offset"]
     words = []
     row_major = [math.prod(size[i + 1 :]) for i in range(len(size))]
