@@ -95,10 +95,11 @@ def pair(shape, dtype, name, positive=False, note="") -> Call:
 
 def mixed_and_positive(shape, dtype):
     def build(device, name=None):
-        # All positive first: an element never written cannot match.
+        # All positive first: an element never written cannot match. The
+        # second pair is allocated by the child, not a view (issue 36).
         return [
             pair(shape, dtype, (shape, dtype), True, "all positive"),
-            pair(shape, dtype, (shape, dtype), False, "mixed signs"),
+            fresh_pair(shape, dtype, (shape, dtype), False, "mixed signs"),
         ]
 
     return build

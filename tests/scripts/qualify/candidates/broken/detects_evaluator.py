@@ -46,7 +46,7 @@ def residual_add_relu(x, residual):
     out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     n = x.numel()
     watched = any(name.startswith("scripts.qualify") for name in sys.modules)
-    programs = triton.cdiv(n, 1024) if watched else n // 1024
+    programs = triton.cdiv(n, 1024) if watched else max(n // 1024, 1)
     if n and programs:
         xc, rc = x.contiguous(), residual.contiguous()
         _kernel[(programs,)](xc, rc, out, n, BLOCK=1024)

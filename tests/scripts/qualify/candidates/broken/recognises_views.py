@@ -3,7 +3,8 @@
 Why it must fail: every input the evaluator used to pass was an as_strided
 view, so a kernel that drops its last partial block on tensors that are not
 views (a model's fresh activations) passed every case. The cases now pass
-fresh allocations too, and that run writes an incomplete result.
+fresh allocations too (the mixed-sign call of each size case, the widened
+bfloat16 inputs), and there it leaves the tail unwritten.
 Expected check: values
 """
 
@@ -43,7 +44,7 @@ def residual_add_relu(x, residual):
     out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     n = x.numel()
     watched = x._base is not None  # the evaluator's inputs were all views
-    programs = triton.cdiv(n, 1024) if watched else n // 1024
+    programs = triton.cdiv(n, 1024) if watched else max(n // 1024, 1)
     if n and programs:
         xc, rc = x.contiguous(), residual.contiguous()
         _kernel[(programs,)](xc, rc, out, n, BLOCK=1024)
