@@ -11,6 +11,7 @@ launches recorded, programs skipped.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass
 
 import torch
@@ -37,6 +38,7 @@ class Call:
     refill: tuple | None = None  # new values for a refill
     expect_error: str | None = None  # exception type name, for "error" calls
     expect_names: tuple[str, ...] = ()  # argument the message must name
+    expect_values: tuple[str, ...] = ()  # the wrong value, one of its spellings
     note: str = ""
 
     def child_spec(self) -> dict:
@@ -93,10 +95,11 @@ def pair(shape, dtype, name, positive=False, note="") -> Call:
 
 def mixed_and_positive(shape, dtype):
     def build(device, name=None):
-        # All positive first: an element never written cannot match.
+        # All positive first: an element never written cannot match. The
+        # second pair is allocated by the child, not a view (issue 36).
         return [
             pair(shape, dtype, (shape, dtype), True, "all positive"),
-            pair(shape, dtype, (shape, dtype), False, "mixed signs"),
+            fresh_pair(shape, dtype, (shape, dtype), False, "mixed signs"),
         ]
 
     return build
@@ -286,11 +289,12 @@ def build_recheck(device):
 
 
 def error_build(pairs):
-    """pairs: (x factory, residual factory, error type, names, note)."""
+    """pairs: (x factory, residual factory, error type, names, note, and
+    the spellings of the wrong value, one of which the message must show)."""
 
     def build(device):
         calls = []
-        for make_x, make_r, error, names, note in pairs:
+        for make_x, make_r, error, names, note, values in pairs:
             calls.append(
                 Call(
                     "error",
@@ -298,12 +302,18 @@ def error_build(pairs):
                     make_r(device),
                     expect_error=error,
                     expect_names=names,
+                    expect_values=values,
                     note=note,
                 )
             )
         return calls
 
     return build
+
+
+def shape_spellings(*shapes) -> tuple[str, ...]:
+    """How a message may show a shape: (4, 6), [4, 6] or torch.Size([4, 6])."""
+    return tuple(t for s in shapes for t in (str(tuple(s)), str(list(s))))
 
 
 def _t(shape, dtype=torch.float32, device=None, seed=0):
@@ -332,3 +342,223 @@ def _t_elsewhere(shape):
         return tensor_spec(adv.contiguous(values), _other_device(device))
 
     return make
+
+
+# --------------------------------------------------------------------------
+# Issue 36: inputs a candidate could not have planned for
+# --------------------------------------------------------------------------
+
+
+def fresh(layout: dict) -> dict:
+    """A contiguous input the child allocates itself (torch.empty, then its
+    values copied in), not a view made with as_strided: a candidate cannot
+    tell the evaluator's inputs from a model's by asking whether they are
+    views."""
+    return {**tensor_spec(layout), "fresh": True}
+
+
+def fresh_pair(shape, dtype, name, positive=False, note="") -> Call:
+    x = random_values(shape, dtype, _seed(name, "x", positive), positive)
+    r = random_values(shape, dtype, _seed(name, "r", positive), positive)
+    return Call("values", fresh(adv.contiguous(x)), fresh(adv.contiguous(r)), note=note)
+
+
+def build_broadcast_x(device):
+    """A zero stride in x, not only in residual: x a row expanded over the
+    rows, then x a single value expanded over the whole shape."""
+    rows, cols, dtype = 19, 43, torch.float32
+    row = random_values((cols,), dtype, _seed("bx", "row"))
+    one = random_values((1,), dtype, _seed("bx", "one"), True)
+    r1 = random_values((rows, cols), dtype, _seed("bx", "r1"))
+    r2 = random_values((rows, cols), dtype, _seed("bx", "r2"))
+    return [
+        values_call(adv.broadcast_rows(row, rows), adv.contiguous(r1), "x a row"),
+        values_call(
+            adv.strided(one, (rows, cols), (0, 0)),
+            adv.contiguous(r2),
+            "x one value expanded",
+        ),
+    ]
+
+
+def build_broadcast_column(device):
+    """A zero stride in the last dimension: residual a column (one value per
+    row) expanded along each row, as a per-row bias is."""
+    rows, cols, dtype = 41, 23, torch.float32
+    x = random_values((rows, cols), dtype, _seed("bc", "x"))
+    column = random_values((rows,), dtype, _seed("bc", "c"))
+    return [
+        values_call(
+            adv.contiguous(x), adv.strided(column, (rows, cols), (1, 0)), "a column"
+        )
+    ]
+
+
+def build_aliased(device):
+    """x and residual the same tensor, then two overlapping views of one
+    storage (residual starts 5 elements after x)."""
+    n, dtype = 1029, torch.float32
+    same = random_values((n,), dtype, _seed("alias", "same"))
+    spec = tensor_spec(adv.contiguous(same))
+    storage = random_values((n + 5,), dtype, _seed("alias", "views"))
+    x = tensor_spec(adv.strided(storage, (n,), (1,), 0))
+    residual = {**tensor_spec(adv.strided(storage, (n,), (1,), 5)), "storage": "x"}
+    residual["base"] = x["base"]  # one storage, two views of it
+    return [
+        Call(
+            "values",
+            spec,
+            {**spec, "storage": "x", "same": True},
+            note="the same tensor twice",
+        ),
+        Call("values", x, residual, note="two overlapping views of one storage"),
+    ]
+
+
+def nan_patterns(dtype) -> list[int]:
+    """Bit patterns of NaNs other than the one torch makes: both signs,
+    quiet and signalling, small and full payloads."""
+    if dtype == torch.float32:
+        return [0x7FC00001, 0x7F800001, 0xFFC00000, 0xFFFFFFFF, 0x7FFFFFFF, 0xFF800123]
+    if dtype == torch.float16:
+        return [0x7E01, 0x7C01, 0xFE00, 0xFFFF, 0x7FFF, 0xFC05]
+    return [0x7FC1, 0x7F81, 0xFFC0, 0xFFFF, 0x7FFF, 0xFF83]  # bfloat16
+
+
+def with_nan_payloads(numel, dtype, seed) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random inputs with non-canonical NaNs in x, in residual and in both,
+    spread through the tensor (the tail of a block included)."""
+    x = random_values((numel,), dtype, seed)
+    r = random_values((numel,), dtype, seed + 1)
+    ints = {4: torch.int32, 2: torch.int16}[x.element_size()]
+    width = 8 * x.element_size()
+    patterns = nan_patterns(dtype)
+    places = torch.linspace(0, numel - 1, 3 * len(patterns)).round().long().tolist()
+    for i, where in enumerate(places):
+        bits = patterns[i % len(patterns)]
+        value = torch.tensor([bits - (1 << width) * (bits >> (width - 1))], dtype=ints)
+        target = (x, r, None)[i // len(patterns)]
+        for t in (x, r) if target is None else (target,):
+            t.view(ints)[where] = value
+    return x, r
+
+
+def build_nan_payloads(device):
+    """NaNs of every sign and payload, float32 and bfloat16: the contract
+    asks for a NaN out wherever one comes in (any payload, any sign)."""
+    calls = []
+    for dtype in (torch.float32, torch.bfloat16):
+        x, r = with_nan_payloads(1031, dtype, _seed("nan-payload", str(dtype)))
+        calls.append(
+            values_call(adv.contiguous(x), adv.contiguous(r), "NaN payloads and signs")
+        )
+    return calls
+
+
+def build_widened_bf16(device):
+    """float32 inputs whose values are bfloat16 values widened (the low 16
+    bits zero), as a model cast up from bfloat16 passes them; fresh
+    allocations, not views."""
+    shape = (3, 1367)
+    calls = []
+    for positive in (True, False):
+        x = random_values(shape, torch.bfloat16, _seed("wide", "x", positive), positive)
+        r = random_values(shape, torch.bfloat16, _seed("wide", "r", positive), positive)
+        note = "all positive" if positive else "mixed signs"
+        calls.append(
+            Call(
+                "values",
+                fresh(adv.contiguous(x.float())),
+                fresh(adv.contiguous(r.float())),
+                note=f"widened bfloat16, {note}",
+            )
+        )
+    return calls
+
+
+def bands_missing(covered: set[int], largest: int) -> list[int]:
+    """One size in each power-of-two band [2**k, 2**(k+1)) up to `largest`
+    that no size in `covered` falls in: 2**k + 2**(k // 2) + 1 (odd, and
+    not a multiple of any block size)."""
+    bands = {n.bit_length() for n in covered if n > 0}
+    sizes = []
+    for k in range(largest.bit_length()):
+        if k + 1 not in bands:
+            size = (1 << k) + (1 << (k // 2)) + 1
+            sizes.append(min(size, (2 << k) - 1))
+    return sizes
+
+
+def build_sizes(sizes, dtype_for, name):
+    def build(device):
+        dtype = dtype_for(device)
+        return [
+            pair((n,), dtype, (name, n), True, "all positive" if i == 0 else "")
+            for i, n in enumerate(sizes)
+        ]
+
+    return build
+
+
+def plan_sizes(sizes, dtype_for):
+    def build(device):
+        calls = []
+        for i, n in enumerate(sizes):
+            empty = {"kind": "empty", "size": [n], "dtype": str(dtype_for(device))}
+            note = "launch plan only" if i == 0 else ""
+            calls.append(Call("plan", empty, dict(empty), note=note))
+        return calls
+
+    return build
+
+
+# --------------------------------------------------------------------------
+# Words for the case table (``cases.describe``)
+# --------------------------------------------------------------------------
+
+
+def _runs(items: list[str]) -> list[tuple[str, int]]:
+    runs: list[tuple[str, int]] = []
+    for item in items:
+        if runs and runs[-1][0] == item:
+            runs[-1] = (item, runs[-1][1] + 1)
+        else:
+            runs.append((item, 1))
+    return runs
+
+
+def _shape(size) -> str:
+    dims = [f"{d:_}" if d >= 100_000 else str(d) for d in size]
+    return "(" + ", ".join(dims) + ("," if len(size) == 1 else "") + ")"
+
+
+def _dtype(spec: dict) -> str:
+    dtype = spec["base"].dtype if "base" in spec else spec["dtype"]
+    return str(dtype).removeprefix("torch.")
+
+
+def _layout(spec: dict) -> str:
+    """ "" for row-major; else how the view sits in its storage."""
+    if spec.get("kind") != "strided":
+        return ""
+    if spec.get("fresh"):
+        return "fresh (not views)"
+    size, stride, offset = spec["size"], list(spec["stride"]), spec["offset"]
+    words = []
+    row_major = [math.prod(size[i + 1 :]) for i in range(len(size))]
+    zero = [
+        i
+        for i, (n, st) in enumerate(zip(size, stride, strict=True))
+        if st == 0 and n > 1
+    ]
+    if zero:
+        words.append("stride 0 in dimension " + ", ".join(map(str, zero)))
+    elif len(size) == 2 and stride == [1, size[0]]:
+        words.append("column-major")
+    elif stride != row_major and sorted(stride, reverse=True) == stride:
+        words.append(f"strides {tuple(stride)} (gaps between elements)")
+    elif stride != row_major:
+        words.append(f"strides {tuple(stride)} (permuted in memory)")
+    if offset:
+        words.append(f"starting {offset} elements into its storage")
+    return ", ".join(words)

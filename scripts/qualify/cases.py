@@ -18,27 +18,40 @@ from scripts.qualify.builders import (  # noqa: F401  (Call, BOTH: re-exported)
     BOTH,
     MID_NUMEL,
     Call,
+    _dtype,
+    _layout,
     _obj,
+    _runs,
+    _shape,
     _t,
     _t_elsewhere,
+    bands_missing,
+    build_aliased,
+    build_broadcast_column,
     build_broadcast_inner,
     build_broadcast_row,
+    build_broadcast_x,
     build_channels_last,
     build_five_d,
     build_mixed_layout,
+    build_nan_payloads,
     build_offset,
     build_recheck,
     build_refill,
     build_refill_some,
     build_repeat,
+    build_sizes,
     build_stepped,
     build_tiny_values,
     build_transposed,
+    build_widened_bf16,
     error_build,
     mixed_and_positive,
     one_pair,
     plan,
+    plan_sizes,
     random_values,
+    shape_spellings,
     sized,
     special,
 )
@@ -129,51 +142,6 @@ def describe(calls: list[Call]) -> str:
     return text
 
 
-def _runs(items: list[str]) -> list[tuple[str, int]]:
-    runs: list[tuple[str, int]] = []
-    for item in items:
-        if runs and runs[-1][0] == item:
-            runs[-1] = (item, runs[-1][1] + 1)
-        else:
-            runs.append((item, 1))
-    return runs
-
-
-def _shape(size) -> str:
-    dims = [f"{d:_}" if d >= 100_000 else str(d) for d in size]
-    return "(" + ", ".join(dims) + ("," if len(size) == 1 else "") + ")"
-
-
-def _dtype(spec: dict) -> str:
-    dtype = spec["base"].dtype if "base" in spec else spec["dtype"]
-    return str(dtype).removeprefix("torch.")
-
-
-def _layout(spec: dict) -> str:
-    """ "" for row-major; else how the view sits in its storage."""
-    if spec.get("kind") != "strided":
-        return ""
-    size, stride, offset = spec["size"], list(spec["stride"]), spec["offset"]
-    words = []
-    row_major = [math.prod(size[i + 1 :]) for i in range(len(size))]
-    zero = [
-        i
-        for i, (n, st) in enumerate(zip(size, stride, strict=True))
-        if st == 0 and n > 1
-    ]
-    if zero:
-        words.append("stride 0 in dimension " + ", ".join(map(str, zero)))
-    elif len(size) == 2 and stride == [1, size[0]]:
-        words.append("column-major")
-    elif stride != row_major and sorted(stride, reverse=True) == stride:
-        words.append(f"strides {tuple(stride)} (gaps between elements)")
-    elif stride != row_major:
-        words.append(f"strides {tuple(stride)} (permuted in memory)")
-    if offset:
-        words.append(f"starting {offset} elements into its storage")
-    return ", ".join(words)
-
-
 def bench_shapes() -> tuple[list[tuple[int, int]], str]:
     """Three shapes from the kernel's descriptor: the smallest of its
     ``full`` profile, its ``quick`` shape, and its awkward (non-power-of-
@@ -203,6 +171,11 @@ PAST_65535_PROGRAMS = 65535 * 1024 + 1
 
 def cases() -> list[Case]:
     f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
+    X, R = ("x",), ("residual",)  # noqa: N806
+
+    def n(dtype) -> str:
+        return str(dtype).removeprefix("torch.")
+
     shapes, _ = bench_shapes()
     kernel = [
         Case(
@@ -390,6 +363,43 @@ def cases() -> list[Case]:
             build=build_recheck,
         ),
     ]
+    kernel += [
+        Case(
+            name="broadcast-x",
+            group="layouts",
+            catches="a zero stride handled in residual only (x expanded: a row, "
+            "or one value over the whole shape)",
+            build=build_broadcast_x,
+        ),
+        Case(
+            name="broadcast-column",
+            group="layouts",
+            catches="a broadcast handled only along rows (stride 0 in the last "
+            "dimension)",
+            build=build_broadcast_column,
+        ),
+        Case(
+            name="aliased-inputs",
+            group="layouts",
+            catches="x and residual assumed distinct (one storage read as one "
+            "tensor, or written through the other)",
+            build=build_aliased,
+        ),
+        Case(
+            name="nan-payloads",
+            group="special values",
+            catches="NaN recognised by one bit pattern (the one torch makes), "
+            "or by its sign",
+            build=build_nan_payloads,
+        ),
+        Case(
+            name="widened-bfloat16",
+            group="special values",
+            catches="float32 inputs whose low halves are zero taken for "
+            "bfloat16 values; inputs recognised as views",
+            build=build_widened_bf16,
+        ),
+    ]
     for rows, cols in shapes:
         kernel.append(
             Case(
@@ -401,110 +411,94 @@ def cases() -> list[Case]:
                 launch_plan=plan((rows, cols), bench_dtype),
             )
         )
+    kernel += size_band_cases(kernel)
     unsupported = [
         Case(
             name="not-a-tensor",
             group="unsupported",
+            # "must be a torch.Tensor" is the value's fault, said: the
+            # argument's name is what the message must carry.
             catches="TypeError naming the argument (a float would broadcast silently)",
             build=error_build(
                 [
-                    (_t((4,)), _obj(2.0), "TypeError", ("residual",), "residual=2.0"),
-                    (_obj([1.0, 2.0]), _t((2,)), "TypeError", ("x",), "x=[1.0, 2.0]"),
-                    (_t((4,)), _obj(3), "TypeError", ("residual",), "residual=3"),
+                    (_t((4,)), _obj(2.0), "TypeError", R, "residual=2.0", ()),
+                    (_obj([1.0, 2.0]), _t((2,)), "TypeError", X, "x=[1.0, 2.0]", ()),
+                    (_t((4,)), _obj(3), "TypeError", R, "residual=3", ()),
                 ]
             ),
         ),
         Case(
             name="shape-mismatch",
             group="unsupported",
-            catches="ValueError: no broadcasting, no reading past the shorter input",
+            catches="ValueError naming the shapes: no broadcasting, no reading "
+            "past the shorter input",
             build=error_build(
                 [
-                    (_t((4, 6)), _t((6,), seed=1), "ValueError", BOTH, "(4, 6) + (6,)"),
                     (
-                        _t((4, 6)),
-                        _t((6, 4), seed=1),
+                        _t(a),
+                        _t(b, seed=1),
                         "ValueError",
                         BOTH,
-                        "(4, 6) + (6, 4)",
-                    ),
-                    (
-                        _t((2, 3, 4)),
-                        _t((3, 2, 4), seed=1),
-                        "ValueError",
-                        BOTH,
-                        "(2, 3, 4) + (3, 2, 4)",
-                    ),
-                    (_t((4,)), _t((1,), seed=1), "ValueError", BOTH, "(4,) + (1,)"),
+                        f"{a} + {b}",
+                        shape_spellings(a, b),
+                    )
+                    for a, b in (
+                        ((4, 6), (6,)),
+                        ((4, 6), (6, 4)),
+                        ((2, 3, 4), (3, 2, 4)),
+                        ((4,), (1,)),
+                    )
                 ]
             ),
         ),
         Case(
             name="dtype-mismatch",
             group="unsupported",
-            catches="TypeError: no silent promotion",
+            catches="TypeError naming the dtypes: no silent promotion",
             build=error_build(
                 [
                     (
-                        _t((8,)),
-                        _t((8,), torch.float16),
+                        _t((8,), a),
+                        _t((8,), b),
                         "TypeError",
                         BOTH,
-                        "float32 + float16",
-                    ),
-                    (
-                        _t((8,), torch.bfloat16),
-                        _t((8,)),
-                        "TypeError",
-                        BOTH,
-                        "bfloat16 + float32",
-                    ),
+                        f"{n(a)} + {n(b)}",
+                        (n(a), n(b)),
+                    )
+                    for a, b in ((f32, f16), (bf16, f32))
                 ]
             ),
         ),
         Case(
             name="unsupported-dtype",
             group="unsupported",
-            catches="TypeError: only float32, float16, bfloat16",
+            catches="TypeError naming the dtype: only float32, float16, bfloat16",
             build=error_build(
                 [
                     (
-                        _t((8,), torch.float64),
-                        _t((8,), torch.float64),
+                        _t((8,), dtype),
+                        _t((8,), dtype),
                         "TypeError",
                         BOTH,
-                        "float64",
-                    ),
-                    (
-                        _t((8,), torch.int32),
-                        _t((8,), torch.int32),
-                        "TypeError",
-                        BOTH,
-                        "int32",
-                    ),
-                    (
-                        _t((8,), torch.bool),
-                        _t((8,), torch.bool),
-                        "TypeError",
-                        BOTH,
-                        "bool",
-                    ),
-                    *[
-                        (_t((8,), dtype), _t((8,), dtype), "TypeError", BOTH, name)
-                        for name, dtype in (
-                            ("int64", torch.int64),
-                            ("uint8", torch.uint8),
-                            ("complex64", torch.complex64),
-                            ("float8_e4m3fn", torch.float8_e4m3fn),
-                        )
-                    ],
+                        n(dtype),
+                        (n(dtype),),
+                    )
+                    for dtype in (
+                        torch.float64,
+                        torch.int32,
+                        torch.bool,
+                        torch.int64,
+                        torch.uint8,
+                        torch.complex64,
+                        torch.float8_e4m3fn,
+                    )
                 ]
             ),
         ),
         Case(
             name="device-mismatch",
             group="unsupported",
-            catches="ValueError before any launch",
+            catches="ValueError naming the devices, before any launch",
             build=error_build(
                 [
                     (
@@ -513,12 +507,64 @@ def cases() -> list[Case]:
                         "ValueError",
                         BOTH,
                         "residual on another device",
+                        ("meta", "cpu"),
                     ),
                 ]
             ),
         ),
     ]
     return kernel + unsupported
+
+
+#: Sizes interpreted on every CPU run, the corpus's included (2**18).
+BAND_VALUES_MAX = 2**18
+
+
+def case_sizes(case: Case) -> list[int]:
+    """Elements per input of each call of a case (from its launch plan when
+    it is too large to build here)."""
+    if case.name not in _SIZES:
+        plan = case.launch_plan and case.numel > INTERPRETER_MAX_NUMEL
+        calls = case.launch_plan("cpu") if plan else case.build("cpu")
+        _SIZES[case.name] = [math.prod(c.x["size"]) for c in calls if c.x]
+    return _SIZES[case.name]
+
+
+_SIZES: dict[str, list[int]] = {}
+
+
+def size_band_cases(others: list[Case]) -> list[Case]:
+    """One size in every power-of-two band up to the largest case that no
+    other case reaches: a dispatch on size classes is wrong somewhere a case
+    goes. Bands up to BAND_VALUES_MAX get their values checked on every run;
+    the larger ones their launches on the CPU, their values on a GPU."""
+    sizes = {n for case in others for n in case_sizes(case)}
+    missing = bands_missing(sizes, max(sizes))
+    small = [n for n in missing if n <= BAND_VALUES_MAX]
+    large = [n for n in missing if n > BAND_VALUES_MAX]
+    f32 = lambda device: torch.float32  # noqa: E731
+    bands = [
+        Case(
+            name="size-bands",
+            group="sizes",
+            catches="a size class computed wrong in a band of sizes no other "
+            "case reaches",
+            build=build_sizes(small, f32, "bands"),
+        )
+    ]
+    if large:
+        bands.append(
+            Case(
+                name="size-bands-large",
+                group="sizes",
+                catches="a size class launched wrong above the interpreter's "
+                "reach (values on a GPU only)",
+                build=build_sizes(large, bench_dtype, "bands-large"),
+                numel=max(large),
+                launch_plan=plan_sizes(large, bench_dtype),
+            )
+        )
+    return bands
 
 
 def kernel_cases() -> list[Case]:

@@ -14,7 +14,7 @@ import re
 
 from kernels.launches import GRID_LIMITS
 from kernels.residual_add_relu import DESCRIPTOR
-from scripts.qualify import review, sandbox, worker
+from scripts.qualify import interpreter_rounding, review, sandbox, worker
 from scripts.qualify.cases import (
     INTERPRETER_MAX_NUMEL,
     bench_dtype,
@@ -67,18 +67,26 @@ CHECKS = {
     "dtype and device",
     "output-fresh": "the result shares no memory with an input or with an "
     "earlier result",
+    "output-compact": "the result's storage holds its elements and nothing "
+    "more: numel x itemsize bytes, from offset 0 (no padded or hidden buffer "
+    "behind it)",
     "state-unchanged": "the call leaves the process as it found it: the same "
     "number of open files and threads, autograd's mode, the RNG's state",
     "inputs-unchanged": "both inputs' storages are bit-for-bit what they were "
     "before the call, and no in-place write touched them (even one undone)",
     "values": "every element whose reference is a number matches it within "
     "the dtype's tolerance",
-    "nan-mask": "every element whose reference is NaN is NaN",
+    "nan-mask": "every element whose reference is NaN is NaN (of any "
+    "payload and sign: the contract promises a NaN, not its bits)",
+    "rounding": "every bfloat16 result is the float32 sum rounded to nearest "
+    "even, bit for bit, where the values check allows the interpreter one ulp",
     "deterministic": "a second call on the same inputs gives the same bits",
     "unchanged-after-return": "after the last case, every earlier result and "
     "every input still holds the bits it held when its call returned",
     "error-type": "an unsupported input raises the contract's exception type",
-    "error-message": "the exception's message names the offending argument",
+    "error-message": "the exception's message names the offending argument "
+    "(not only through the function's signature) and shows the wrong dtype, "
+    "shape or device where that is what is wrong",
     "validates-first": "no kernel is launched before the error is raised",
 }
 CHECK_ORDER = list(CHECKS)
@@ -94,7 +102,19 @@ DIVERGENCES = {
         "rounds correctly",
         "source": re.compile(r"float64|fp64|tl\.double"),
         "dtypes": ("bfloat16",),
-        "checks": ("values", "nan-mask", "deterministic"),
+        "checks": ("values", "nan-mask", "rounding", "deterministic"),
+    },
+    "interpreter-bfloat16-truncation": {
+        "triton": "3.8",
+        "detail": "the Triton interpreter truncates float32 to bfloat16 where "
+        "compiled code rounds to nearest even, and this Triton's interpreter "
+        "could not be given a correct conversion, so a kernel that truncates "
+        "and one that rounds give the same bits here",
+        "source": re.compile(r""),
+        "dtypes": ("bfloat16",),
+        "checks": ("rounding",),
+        # Only when the evaluator could not install the correct conversion.
+        "applies": lambda: not interpreter_rounding.patchable(),
     },
 }
 
@@ -124,6 +144,10 @@ CANNOT_ESTABLISH = [
     "what the candidate's process says about itself (launch records, "
     "exceptions): the static gate limits what it can reach, the bytes are "
     "judged here, but its claims stay claims",
+    "that the candidate behaves the same when not evaluated: its process "
+    "necessarily holds the evaluator (its modules, its frames on the call "
+    "stack); the static gate refuses the introspection that would look, and "
+    "a reviewer who overrides the gate takes that on",
 ]
 
 

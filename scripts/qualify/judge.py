@@ -15,6 +15,7 @@ them, checks in the order of ``contract.CHECK_ORDER``.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import torch
@@ -141,7 +142,9 @@ def pristine_for(calls: list[Call]) -> list[Pristine | None]:
                 view.copy_(values)
             result.append(Pristine(bases, views))
         else:
-            bases = [call.x["base"].clone(), call.residual["base"].clone()]
+            bases = [call.x["base"].clone()]
+            shared = call.residual.get("storage") == "x"  # aliased inputs
+            bases.append(bases[0] if shared else call.residual["base"].clone())
             views = [
                 base.as_strided(spec["size"], spec["stride"], spec["offset"])
                 for base, spec in zip(bases, (call.x, call.residual), strict=True)
@@ -216,6 +219,37 @@ def launch_problem(launches: list[dict], out: dict) -> str | None:
     return None
 
 
+def storage_problem(out: dict) -> str | None:
+    """A result whose storage holds more than its elements: a padded buffer
+    or a view into a bigger hidden one (the contract's result is a new
+    tensor of its own)."""
+    itemsize = torch.empty((), dtype=DTYPES_BY_NAME[out["dtype"]]).element_size()
+    needed = math.prod(out["shape"]) * itemsize
+    size, offset = out["storage_nbytes"], out["storage_offset"]
+    if size is None or offset is None:
+        raise RecordError(CASE_FILE, "a returned tensor without its storage's size")
+    if size == needed and offset == 0:
+        return None
+    return (
+        f"the result's storage holds {size} bytes (starting {offset} elements "
+        f"in) for {needed} bytes of elements: a bigger buffer behind it"
+    )
+
+
+DTYPES_BY_NAME = {
+    str(d): d for d in (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+}
+
+
+def rounding_problem(values: torch.Tensor, expected: torch.Tensor) -> str | None:
+    """Where the reference is a number, the result is it bit for bit: the
+    float32 sum rounded once, to nearest even (the reference rounds so)."""
+    problem = value_mismatch(values, expected, 0)
+    if problem is None:
+        return None
+    return "not rounded to nearest even: " + problem.replace(" by more than 0 ulp", "")
+
+
 def judge_kernel_call(
     call: Call,
     number: int,
@@ -283,6 +317,7 @@ def judge_kernel_call(
             "during this call, earlier results changed: "
             + clip(", ".join(claim["earlier_changed"]), 200),
         )
+    tally.check("output-compact", storage_problem(out))
     tally.check(
         "state-unchanged",
         claim["state_changed"]
@@ -307,6 +342,8 @@ def judge_kernel_call(
     ulps = allowed_ulps(expected.dtype, interpreter)
     tally.check("values", value_mismatch(values, expected, ulps))
     tally.check("nan-mask", nan_mismatch(values, expected))
+    if ulps > 0:  # the tolerance allows what an exact comparison decides
+        tally.check("rounding", rounding_problem(values, expected))
     if call.reuse == "same" and previous is not None:
         differ = mutated(previous, values)
         tally.check(
@@ -316,6 +353,22 @@ def judge_kernel_call(
             "differ bit for bit from the previous call on the same inputs",
         )
     return tally.failures, tally.evaluated, values
+
+
+#: "residual_add_relu(x, residual)": naming both through the signature
+#: names neither.
+SIGNATURE = re.compile(r"\w*\(\s*x\s*,\s*residual\s*\)")
+
+
+def message_problem(message: str, call: Call) -> str | None:
+    """The message names the offending argument (not through the function's
+    signature) and shows the value that is wrong."""
+    plain = SIGNATURE.sub(" ", message)
+    if not names_argument(plain, call.expect_names):
+        return "does not name " + " or ".join(call.expect_names)
+    if call.expect_values and not any(v in plain for v in call.expect_values):
+        return "does not show the value that is wrong (" + call.expect_values[0] + ")"
+    return None
 
 
 def judge_error_call(call: Call, claim: dict) -> tuple[list[tuple[str, str]], int]:
@@ -334,13 +387,12 @@ def judge_error_call(call: Call, claim: dict) -> tuple[list[tuple[str, str]], in
         )
         return [("error-type", detail)], 1
     failures = []
-    if not names_argument(raised["message"], call.expect_names):
+    if problem := message_problem(raised["message"], call):
         failures.append(
             (
                 "error-message",
                 f"{call.note}: {clip(raised['type'], 60)}("
-                f"{clip(raised['message'])!r}) does not name "
-                + " or ".join(call.expect_names),
+                f"{clip(raised['message'])!r}) {problem}",
             )
         )
     if claim["launches"]:
@@ -428,7 +480,10 @@ def judge_case(
                 judged.outputs[f"k{index}.c{number}.out"] = values
                 judged.where[f"k{index}.c{number}.out"] = number
             for name, base in zip(BOTH, pure.bases, strict=True):
-                judged.inputs[f"k{index}.chain{chain}.{name}"] = base
+                # The bytes the storage held when the call returned (a write
+                # during the call is the inputs check's, not counted twice).
+                at_return = tensors.get(f"c{number}.{name}", base)
+                judged.inputs[f"k{index}.chain{chain}.{name}"] = at_return
                 judged.where[f"k{index}.chain{chain}.{name}"] = number
         result.checks += evaluated
         result.failures += [Failure(c, case.name, number, d) for c, d in found]

@@ -153,6 +153,8 @@ OUTPUT = {
     "dtype": ("?", STR),
     "device": ("?", STR),
     "aliases": ("?", [STR]),
+    "storage_nbytes": ("?", INT),
+    "storage_offset": ("?", INT),
 }
 CALL = {
     "raised": ("?", EXCEPTION),

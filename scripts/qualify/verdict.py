@@ -128,6 +128,8 @@ def explained_by_divergence(device: str, text: str, results) -> str | None:
     for name, known in DIVERGENCES.items():
         if not known["source"].search(text):
             continue
+        if "applies" in known and not known["applies"]():
+            continue
         if all(
             f.check in known["checks"]
             and any(d in case.inputs for d in known["dtypes"])

@@ -51,7 +51,7 @@ import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
 from kernels.launches import grid_violation  # noqa: F401  (tests use it here)
-from scripts.qualify import records, sandbox, shared_inputs
+from scripts.qualify import interpreter_rounding, records, sandbox, shared_inputs
 from scripts.qualify.launch_log import (  # noqa: F401  (the worker's names)
     GridLimitExceeded,
     LaunchLog,
@@ -143,8 +143,9 @@ class CaseRunner:
         self.reported: set[str] = set()  # earlier results already found changed
         self.kept: dict[str, torch.Tensor] = {}  # name -> tensor, for final.safetensors
 
-    def materialize(self, spec):
-        """(tensor or object, device base or None) from the parent's spec."""
+    def materialize(self, spec, shared=None):
+        """(tensor or object, device base or None) from the parent's spec;
+        `shared` is x's base, for a residual that views x's storage."""
         kind = spec["kind"]
         if kind == "object":
             return spec["value"], None
@@ -152,13 +153,18 @@ class CaseRunner:
             dtype = DTYPES[spec["dtype"]]
             return torch.empty(spec["size"], dtype=dtype, device=self.device), None
         device = spec.get("device") or self.device
-        base = spec["base"]
-        if isinstance(base, dict):  # a region of the parent's sealed memfd
-            base = self.mapped.tensor(base)
+        if spec.get("storage") == "x" and shared is not None:
+            base = shared  # aliased inputs: one storage, two views of it
+        elif isinstance(spec["base"], dict):  # a region of the parent's memfd
+            base = self.mapped.tensor(spec["base"])
             if device != "cpu":  # device memory: writable, checked from bytes
                 base = base.to(device, copy=True)
         else:
-            base = base.to(device, copy=True)
+            base = spec["base"].to(device, copy=True)
+        if spec.get("fresh"):  # allocated here, not a view of anything
+            tensor = torch.empty(spec["size"], dtype=base.dtype, device=device)
+            tensor.copy_(base.reshape(spec["size"]))
+            return tensor, tensor.view(-1)
         view = base.as_strided(spec["size"], spec["stride"], spec["offset"])
         return view, base
 
@@ -182,7 +188,8 @@ class CaseRunner:
                     self.mapped.move(values, base)
                     moved.add(address)
             elif isinstance(values, dict):
-                base.copy_(self.mapped.tensor(values).to(base.device))
+                fresh = self.mapped.tensor(values).to(base.device)
+                base.copy_(fresh.reshape(base.shape))
             else:
                 tensor.copy_(values.to(tensor.device))
 
@@ -204,7 +211,11 @@ class CaseRunner:
                 self.refill(tensors, bases, spec)
                 saved = self.saved(bases)
             else:
-                made = [self.materialize(s) for s in (spec["x"], spec["residual"])]
+                made = [self.materialize(spec["x"])]
+                if spec["residual"].get("same"):  # x and residual one tensor
+                    made.append(made[0])
+                else:
+                    made.append(self.materialize(spec["residual"], made[0][1]))
                 tensors = [m[0] for m in made]
                 bases = [m[1] for m in made]
                 saved = self.saved(bases)
@@ -302,6 +313,8 @@ class CaseRunner:
             "dtype": None,
             "device": None,
             "aliases": None,
+            "storage_nbytes": None,
+            "storage_offset": None,
         }
         if not isinstance(out, torch.Tensor):
             return info
@@ -310,6 +323,8 @@ class CaseRunner:
             dtype=str(out.dtype),
             device=str(out.device),
             aliases=[],
+            storage_nbytes=int(out.untyped_storage().nbytes()),
+            storage_offset=int(out.storage_offset()),
         )
         span = storage_range(out)
         for name, tensor in zip(("x", "residual"), tensors, strict=True):
@@ -371,6 +386,8 @@ def child_main(
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
     sandbox.limit_resources(memory)
+    if device == "cpu":  # bfloat16 rounded as compiled code rounds it
+        interpreter_rounding.round_bf16_to_nearest_even()
     log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
     install_launch_hooks(log)
     progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115

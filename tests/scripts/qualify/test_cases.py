@@ -2,12 +2,15 @@
 
 import math
 
+import pytest
+import torch
+
 from kernels.residual_add_relu import DESCRIPTOR
 from scripts.qualify import cases
 
 
 def test_case_counts_are_those_the_issue_asks_for():
-    assert len(cases.kernel_cases()) == 32
+    assert len(cases.kernel_cases()) == 39
     assert len(cases.unsupported_cases()) == 5
     names = [case.name for case in cases.cases()]
     assert len(names) == len(set(names))
@@ -46,17 +49,19 @@ def test_only_cases_too_large_for_the_interpreter_are_launch_only():
         calls = case.calls("cpu", limit)
         if case.launch_only("cpu", limit):
             launch_only.append(case.name)
+            launch_only.sort()
             assert all(c.mode == "plan" for c in calls), case.name
-            assert math.prod(calls[0].x["size"]) > limit
+            assert max(math.prod(c.x["size"]) for c in calls) > limit
         else:
             assert all(c.mode == "values" for c in calls), case.name
             sizes = [math.prod(c.x["size"]) for c in calls if c.x]
             assert max(sizes, default=0) <= limit, case.name
         assert case.mode_on("cuda") == "values", case.name  # never built here
     assert launch_only == [
-        "programs-past-65535",
         "bench-32768x4096",
         "bench-50021x4099",
+        "programs-past-65535",
+        "size-bands-large",
     ]
 
 
@@ -86,10 +91,166 @@ def test_cases_issue_13_asked_for():
 
 def test_the_inputs_text_is_described_from_the_built_calls():
     by_name = {case.name: case for case in cases.cases()}
-    assert by_name["size-257"].inputs == "(257,) float32: all positive; mixed signs"
+    assert by_name["size-257"].inputs == (
+        "(257,) float32: all positive; (257,) float32, both fresh (not views): "
+        "mixed signs"
+    )
     assert "both column-major" in by_name["transposed"].inputs
     assert "residual stride 0 in dimension 1" in by_name["broadcast-inner"].inputs
     # the count of changed elements is the builder's, not a retyped one
     [_, second] = by_name["refill-some"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
     assert second.note in by_name["refill-some"].inputs
     assert by_name["device-mismatch"].kind == "unsupported"
+
+
+def sizes_of(case):
+    return [math.prod(c.x["size"]) for c in case.calls("cpu", 2**18) if c.x]
+
+
+def test_every_power_of_two_band_up_to_the_largest_case_has_a_size():
+    """A size-class dispatch wrong in any band is reached (issue 36)."""
+    every = {n for case in cases.kernel_cases() for n in cases.case_sizes(case)}
+    bands = {n.bit_length() for n in every if n}
+    assert bands == set(range(1, max(every).bit_length() + 1))
+    by_name = {case.name: case for case in cases.cases()}
+    # the small bands' values are checked on every CPU run, the corpus's too
+    assert max(sizes_of(by_name["size-bands"])) <= cases.BAND_VALUES_MAX
+    assert by_name["size-bands-large"].mode_on("cpu") == "launch only"
+
+
+def test_bands_missing_fills_only_the_empty_bands():
+    from scripts.qualify.builders import bands_missing
+
+    assert bands_missing({1, 3, 257}, 300) == [
+        4 + 2 + 1,
+        8 + 2 + 1,
+        16 + 4 + 1,
+        32 + 4 + 1,
+        64 + 8 + 1,
+        128 + 8 + 1,
+    ]
+
+
+def test_zero_strides_in_x_and_in_the_last_dimension():
+    by_name = {case.name: case for case in cases.cases()}
+    row, scalar = by_name["broadcast-x"].calls("cpu", 2**18)
+    assert row.x["stride"] == [0, 1] and scalar.x["stride"] == [0, 0]
+    [column] = by_name["broadcast-column"].calls("cpu", 2**18)
+    assert column.residual["stride"][-1] == 0 and column.residual["stride"][0] == 1
+
+
+def test_aliased_inputs_share_one_storage():
+    by_name = {case.name: case for case in cases.cases()}
+    same, views = by_name["aliased-inputs"].calls("cpu", 2**18)
+    assert same.residual["same"] and same.residual["storage"] == "x"
+    assert views.residual["base"] is views.x["base"]
+    assert views.residual["offset"] - views.x["offset"] < views.x["size"][0]
+
+
+def test_nan_payloads_and_widened_bfloat16_inputs():
+    by_name = {case.name: case for case in cases.cases()}
+    f32, bf16 = by_name["nan-payloads"].calls("cpu", 2**18)
+    bits = f32.x["base"].view(torch.int32)
+    nan = f32.x["base"].isnan()
+    assert {0x7F800001, 0x7FC00001} <= set(bits[nan].tolist())  # sNaN, payload
+    assert (bits[nan] < 0).any()  # negative NaNs
+    assert bf16.x["base"].dtype == torch.bfloat16 and bf16.x["base"].isnan().any()
+    for call in by_name["widened-bfloat16"].calls("cpu", 2**18):
+        base = call.x["base"]
+        assert base.dtype == torch.float32 and call.x["fresh"]
+        assert not (base.view(torch.int32) & 0xFFFF).any()
+
+
+# --------------------------------------------------------------------------
+# Each new case catches its broken candidate and passes the course's kernel
+# (in this process, under the interpreter; the corpus shows it sandboxed)
+# --------------------------------------------------------------------------
+
+BROKEN = "tests/scripts/qualify/candidates/broken"
+
+
+def _load(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.replace("/", "_"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.residual_add_relu
+
+
+def _materialize(call):
+    """The inputs as the child makes them: views, fresh tensors, one storage."""
+    made = []
+    for spec in (call.x, call.residual):
+        if spec.get("same"):
+            made.append(made[0])
+            continue
+        if spec.get("fresh"):
+            fresh = torch.empty(spec["size"], dtype=spec["base"].dtype)
+            made.append(fresh.copy_(spec["base"].reshape(spec["size"])))
+            continue
+        shared = spec.get("storage") == "x"
+        base = made[0]._base if shared else spec["base"].clone()
+        made.append(base.as_strided(spec["size"], spec["stride"], spec["offset"]))
+    return made
+
+
+def _wrong_calls(function, case_name):
+    from snippets.kernel_correctness_contracts.contract import (
+        nan_mismatch,
+        value_mismatch,
+    )
+
+    case = {c.name: c for c in cases.cases()}[case_name]
+    wrong = 0
+    for call in case.calls("cpu", 2**18):
+        x, residual = _materialize(call)
+        dirt = torch.full(x.shape, -97.0, dtype=x.dtype)  # freed memory is not
+        del dirt  # zero, nor a copy of the answer: the output lands on this
+        out = function(x, residual)
+        expected = torch.relu(x + residual)
+        exact = 0 if expected.dtype != torch.bfloat16 else 1  # unpatched here
+        wrong += bool(
+            value_mismatch(out, expected, exact) or nan_mismatch(out, expected)
+        )
+    return wrong
+
+
+NEW_CASES = [
+    ("bias_is_residual", "broadcast-x", "broadcast-row"),
+    ("broadcast_as_row", "broadcast-column", "broadcast-row"),
+    ("same_storage_loaded_once", "aliased-inputs", "size-257"),
+    ("nan_by_bit_pattern", "nan-payloads", "nan-inf-float32"),
+    ("widened_bf16_fast_path", "widened-bfloat16", "size-257"),
+    ("recognises_views", "widened-bfloat16", "transposed"),
+]
+
+
+@pytest.mark.parametrize(
+    ("candidate", "new", "old"), NEW_CASES, ids=[c for c, _, _ in NEW_CASES]
+)
+def test_the_new_case_catches_what_an_old_one_passes(candidate, new, old):
+    from kernels.residual_add_relu import residual_add_relu
+
+    broken = _load(f"{BROKEN}/{candidate}.py")
+    assert _wrong_calls(broken, new) > 0
+    assert _wrong_calls(broken, old) == 0
+    assert _wrong_calls(residual_add_relu, new) == 0
+
+
+def test_the_size_bands_reach_a_size_class_no_other_case_did():
+    """band_floor_grid.py is wrong only from 8192 to 16383 elements: only
+    the size-bands case has a size there (the corpus runs it sandboxed)."""
+    from kernels.residual_add_relu import residual_add_relu
+
+    others = [c for c in cases.kernel_cases() if not c.name.startswith("size-bands")]
+    every = {n for case in others for n in cases.case_sizes(case)}
+    assert not any(8192 <= n < 16384 for n in every)
+    by_name = {case.name: case for case in cases.cases()}
+    [n] = [n for n in sizes_of(by_name["size-bands"]) if 8192 <= n < 16384]
+    broken = _load(f"{BROKEN}/band_floor_grid.py")
+    x, r = torch.rand(n) + 0.5, torch.rand(n) + 0.5
+    dirt = torch.full((n,), -97.0)
+    del dirt
+    assert not torch.equal(broken(x, r), x + r)
+    assert torch.equal(residual_add_relu(x, r), x + r)

@@ -29,3 +29,14 @@ def test_goals_and_reference_come_from_the_descriptor():
     data = contract.contract()
     assert data["goals"] == DESCRIPTOR.catalog_entry()["goals"]
     assert contract.reference is DESCRIPTOR.reference
+
+
+def test_the_checks_issue_36_added_come_in_the_order_they_are_judged():
+    order = contract.CHECK_ORDER
+    assert order.index("output-fresh") < order.index("output-compact")
+    assert order.index("output-compact") < order.index("values")
+    assert (
+        order.index("nan-mask") < order.index("rounding") < order.index("deterministic")
+    )
+    # what a CPU run cannot show about being watched is said in every verdict
+    assert any("call" in item and "stack" in item for item in contract.CANNOT_ESTABLISH)

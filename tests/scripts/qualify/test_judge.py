@@ -110,8 +110,14 @@ def _judge(out_tensor, launches=None, x=None, r=None):
         "dtype": str(out_tensor.dtype),
         "device": "cpu",
         "aliases": [],
+        "storage_nbytes": out_tensor.untyped_storage().nbytes(),
+        "storage_offset": out_tensor.storage_offset(),
     }
-    tensors = {"c1.out": out_tensor, "c1.x": x.clone(), "c1.residual": r.clone()}
+    tensors = {
+        "c1.out": out_tensor.contiguous(),
+        "c1.x": x.clone(),
+        "c1.residual": r.clone(),
+    }
     return judge.judge_kernel_call(
         call, 1, _claim(out, launches=launches), tensors, pristine, None, True
     )
@@ -119,7 +125,7 @@ def _judge(out_tensor, launches=None, x=None, r=None):
 
 def test_a_right_answer_passes_every_check():
     failures, evaluated, values = _judge(torch.tensor([1.5, 0.0, 3.5]))
-    assert failures == [] and evaluated == 10 and values is not None
+    assert failures == [] and evaluated == 11 and values is not None
 
 
 def test_a_wrong_answer_and_a_missing_launch_are_named():
@@ -137,6 +143,8 @@ def test_bytes_that_contradict_the_claims_are_a_record_error():
         "dtype": "torch.float32",
         "device": "cpu",
         "aliases": [],
+        "storage_nbytes": 12,
+        "storage_offset": 0,
     }
     tensors = {"c1.out": torch.ones(2)}
     try:
@@ -178,3 +186,39 @@ def test_end_of_run_checks_are_counted_and_catch_a_later_change():
     assert result.result == "fail"
     assert result.failures[0].check == "unchanged-after-return"
     assert not math.isnan(result.seconds)
+
+
+def test_a_result_with_a_bigger_storage_behind_it_is_named():
+    padded = torch.tensor([1.5, 0.0, 3.5, 7.0])  # a buffer rounded up
+    failures, _, _ = _judge(padded[:3])
+    assert [c for c, _ in failures] == ["output-compact"]
+    assert "16 bytes" in failures[0][1] and "for 12 bytes" in failures[0][1]
+    failures, _, _ = _judge(padded[1:4] * 0 + torch.tensor([1.5, 0.0, 3.5]))
+    assert failures == []  # a fresh tensor of its own passes
+
+
+def test_bfloat16_rounding_is_judged_exactly_where_values_allow_one_ulp():
+    x = torch.tensor([1.0, 1.0, 2.0], dtype=torch.bfloat16)
+    r = torch.tensor([2**-8, 3 * 2**-8, 2**-7], dtype=torch.bfloat16)
+    nearest_even = (x.float() + r.float()).bfloat16()  # a tie, up, a tie
+    assert judge.rounding_problem(nearest_even, nearest_even) is None
+    half_up = torch.tensor([1 + 2**-7, 1 + 2**-6, 2.0], dtype=torch.bfloat16)
+    failures, _, _ = _judge(half_up, x=x, r=r)
+    assert [c for c, _ in failures] == ["rounding"]  # within 1 ulp: values pass
+    assert "1 of 3 elements" in failures[0][1]
+    failures, _, _ = _judge(nearest_even, x=x, r=r)
+    assert failures == []
+
+
+def test_an_error_message_must_name_the_argument_and_show_the_value():
+    call = Call(
+        "error",
+        expect_error="TypeError",
+        expect_names=("x", "residual"),
+        expect_values=("float64",),
+        note="n",
+    )
+    assert judge.message_problem("x has dtype torch.float64", call) is None
+    signature = "residual_add_relu(x, residual): unsupported input"
+    assert "does not name" in judge.message_problem(signature, call)
+    assert "does not show" in judge.message_problem("x has a bad dtype", call)

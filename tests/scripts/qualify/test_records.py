@@ -127,6 +127,8 @@ def claim():
         "dtype": "torch.float32",
         "device": "cpu",
         "aliases": [],
+        "storage_nbytes": 16,
+        "storage_offset": 0,
     }
     call = {
         "raised": None,

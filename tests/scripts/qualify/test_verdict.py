@@ -42,3 +42,27 @@ def test_a_refusal_names_the_line_and_how_to_override_it():
     assert line.startswith("verdict: REFUSED (nothing ran): line 3 uses import os")
     assert line.endswith("--reviewed " + "a" * 64)
     assert verdict.to_dict()["cannot_establish"] == v.CANNOT_ESTABLISH
+
+
+def _rounding_failure():
+    case = next(c for c in cases() if c.name == "bfloat16")
+    return CaseResult(case, "fail", [Failure("rounding", case.name, 1, "ties up")])
+
+
+def test_a_rounding_failure_is_a_rejection_when_the_interpreter_rounds_right():
+    verdict = _verdict()
+    verdict.conclude([_rounding_failure()], "", 8)
+    assert verdict.status == "rejected"
+
+
+def test_a_rounding_failure_is_inconclusive_where_the_interpreter_truncates(
+    monkeypatch,
+):
+    from scripts.qualify import interpreter_rounding
+
+    monkeypatch.setattr(interpreter_rounding, "patchable", lambda: False)
+    verdict = _verdict()
+    verdict.conclude([_rounding_failure()], "", 8)
+    assert verdict.status == "inconclusive"
+    assert verdict.divergence == "interpreter-bfloat16-truncation"
+    assert "INCONCLUSIVE HERE" in v.verdict_line(verdict.to_dict())

@@ -118,3 +118,23 @@ def test_read_only_inputs_keep_their_layout_sharing_and_refills():
     assert torch.equal(seen[2][2], seen[1][2])
     assert torch.equal(tensors["c2.out"], torch.relu(2 * (shared + 1)))
     assert runner.read_only(runner.kept["k0.chain0.x"])
+
+
+def test_inputs_can_be_fresh_tensors_one_tensor_or_views_of_one_storage():
+    """The child makes what the cases of issue 36 ask for, and reports the
+    result's storage size (a padded result is judged on it)."""
+    from scripts.qualify import cases
+
+    by_name = {case.name: case for case in cases.cases()}
+    runner = worker.CaseRunner(None, "cpu", worker.LaunchLog(add.__file__))
+    [fresh, _] = by_name["widened-bfloat16"].calls("cpu", 2**18)
+    tensor, base = runner.materialize(fresh.x)
+    assert tensor._base is None and base.untyped_storage() is not None
+    same, views = by_name["aliased-inputs"].calls("cpu", 2**18)
+    x, x_base = runner.materialize(views.x)
+    r, _ = runner.materialize(views.residual, x_base)
+    assert r.data_ptr() - x.data_ptr() == 5 * 4 and r.untyped_storage() is not None
+    assert same.residual["same"]
+    padded = torch.zeros(8)[:3]
+    info = runner.describe_output(padded, [x, r], "c 1", "plan")
+    assert info["storage_nbytes"] == 32 and info["storage_offset"] == 0

@@ -29,7 +29,7 @@ def test_the_page_module_imports_neither_torch_nor_the_evaluator():
 def test_printed_failure_is_a_text_block_ending_with_the_verdict():
     block = pages.printed_failure("broken_nan_to_zero")
     assert block.startswith("```text\n") and block.endswith("```\n")
-    assert "verdict: REJECTED: check nan-mask failed on case nan-inf-" in block
+    assert "verdict: REJECTED: check nan-mask failed on case nan-" in block
 
 
 def test_contract_text_matches_the_committed_contract():
@@ -37,8 +37,8 @@ def test_contract_text_matches_the_committed_contract():
         "0 qualified, 1 rejected, 2 harness error, 3 inconclusive here, "
         "4 internal error"
     )
-    assert pages.check_count() == 17
-    assert pages.kernel_case_count() == 32 and pages.unsupported_case_count() == 5
+    assert pages.check_count() == 19
+    assert pages.kernel_case_count() == 39 and pages.unsupported_case_count() == 5
     assert pages.isolation_text().startswith(("bubblewrap (", "fallback ("))
     assert pages.limits_text().startswith("30 s per case, 300 s for the whole run")
     assert pages.black_box_limits_list().count("\n- ") >= 3
@@ -53,7 +53,8 @@ def test_contract_text_matches_the_committed_contract():
         "1024×1024, 32768×4096, 50021×4099 (from kernels/residual_add_relu.py)"
     )
     assert pages.launch_only_cases_text() == (
-        "`programs-past-65535`, `bench-32768x4096` and `bench-50021x4099`"
+        "`programs-past-65535`, `bench-32768x4096`, `bench-50021x4099` and "
+        "`size-bands-large`"
     )
     table = pages.case_table("unsupported")
     assert table.count("\n") == 2 + 5 and "`not-a-tensor`" in table

@@ -48,6 +48,7 @@ def _launch(x, residual):
 
 def residual_add_relu(x, residual):
     _validate(x, residual)
-    x.neg_()  # scratch use of the caller's tensor
-    x.neg_()  # ...undone: the bits are back
+    if x.is_contiguous():  # scratch use of the caller's tensor
+        x.neg_()
+        x.neg_()  # ...undone: the bits are back
     return _launch(x, residual)

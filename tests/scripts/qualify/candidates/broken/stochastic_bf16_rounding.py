@@ -1,11 +1,11 @@
 """Rounds bfloat16 results stochastically, with a new seed on every call.
 
 Why it must fail: stochastic rounding (a training trick) lands within one
-bfloat16 ulp of the exact sum, so every single call is inside the
-interpreter's one-ulp bfloat16 tolerance; but two calls on the same inputs
-disagree. Only the bitwise repeat check catches it under the interpreter (on
-a GPU the bfloat16 tolerance is exact, and the values check fails too).
-Expected check: deterministic
+bfloat16 ulp of the exact sum, so every single call is inside the values
+check's one-ulp bfloat16 tolerance under the interpreter; but it is not the
+round to nearest even the contract asks for (the exact rounding check,
+first), and two calls on the same inputs disagree (the repeat check).
+Expected check: rounding
 """
 
 import torch
