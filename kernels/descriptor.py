@@ -287,17 +287,25 @@ def discover() -> dict[str, Descriptor]:
     ``describe.py`` declares it; it is found by its files alone: nothing
     else lists it."""
     import importlib
+
+    return {
+        name: importlib.import_module(f"kernels.{name}").DESCRIPTOR
+        for name in declared_kernels()
+    }
+
+
+def declared_kernels(here=None) -> list[str]:
+    """The names of the kernels under ``here`` (default: this package), in
+    name order, found by reading files, importing nothing: a module
+    ``<op>.py`` or a package's ``<op>/describe.py`` that declares
+    ``DESCRIPTOR``. Helpers (this file, inputs.py, launches.py) declare none."""
     from pathlib import Path
 
-    here = Path(__file__).parent
+    here = Path(here) if here is not None else Path(__file__).parent
     candidates = {path.stem: path for path in here.glob("*.py")}
     candidates.update({path.parent.name: path for path in here.glob("*/describe.py")})
-    found = {}
-    for name, path in sorted(candidates.items()):
-        # Only files that declare a descriptor; helpers (this file,
-        # inputs.py, launches.py) are skipped without being imported.
-        if "\nDESCRIPTOR = " not in path.read_text(encoding="utf-8"):
-            continue
-        module = importlib.import_module(f"kernels.{name}")
-        found[name] = module.DESCRIPTOR
-    return found
+    return sorted(
+        name
+        for name, path in candidates.items()
+        if "\nDESCRIPTOR = " in path.read_text(encoding="utf-8")
+    )

@@ -40,6 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evidence import ROOT, write
+from kernels.descriptor import declared_kernels
 from snippets.compute_sanitizer import findings
 
 SANITIZER = "compute-sanitizer"
@@ -84,13 +85,9 @@ class Run:
 
 
 def kernel_names(root: Path = ROOT) -> list[str]:
-    """Kernel modules that declare a DESCRIPTOR, found by reading the files
-    (no import: the dry run stays free of torch)."""
-    return sorted(
-        path.stem
-        for path in (Path(root) / "kernels").glob("*.py")
-        if "\nDESCRIPTOR = " in path.read_text(encoding="utf-8")
-    )
+    """Every kernel, modules and packages, found as discover() finds them
+    but by reading the files (no import: the dry run stays free of torch)."""
+    return declared_kernels(Path(root) / "kernels")
 
 
 def plan(

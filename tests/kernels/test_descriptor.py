@@ -409,3 +409,16 @@ def test_a_goal_applies_to_what_the_launcher_runs_at_its_shapes():
     assert matmul.goal_functions(goal) == ["matmul_v2_kernel"]
     attention = DESCRIPTORS["attention"]
     assert attention.goal_functions(attention.goals[0]) == ["attention_v3_kernel"]
+
+
+def test_kernels_are_found_as_modules_and_packages_without_importing(tmp_path):
+    from kernels.descriptor import declared_kernels
+
+    (tmp_path / "flat.py").write_text("x = 1\nDESCRIPTOR = None\n")
+    (tmp_path / "helper.py").write_text("def f():\n    pass\n")
+    (tmp_path / "grown").mkdir()
+    (tmp_path / "grown" / "describe.py").write_text(
+        "import nothing_here\nDESCRIPTOR = 0\n"
+    )
+    (tmp_path / "grown" / "versions.py").write_text("DESCRIPTOR = 0\n")
+    assert declared_kernels(tmp_path) == ["flat", "grown"]

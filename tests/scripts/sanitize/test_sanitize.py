@@ -5,6 +5,7 @@ import pytest
 
 import scripts.sanitize as sanitize
 from evidence import read
+from kernels.descriptor import discover
 from snippets.compute_sanitizer import findings
 
 MEMCHECK_OUT = """========= COMPUTE-SANITIZER
@@ -35,6 +36,8 @@ def test_full_plan_and_bad_names():
     runs = sanitize.plan(kernels=None, stated_only=False)
     per_case = len(findings.TOOLS) + len(sanitize.ALLOCATOR_SENSITIVE)
     kernels = sanitize.kernel_names()
+    # Packages too (matmul/, transpose/): the same kernels discover() imports.
+    assert kernels == sorted(discover())
     assert "transpose" in kernels and "descriptor" not in kernels
     assert len(runs) == len(findings.CASES) * per_case + len(kernels) * 4
     with pytest.raises(ValueError, match="tool"):
