@@ -32,6 +32,7 @@ stages, shows) and what came out: ``registers``, ``shared_bytes`` (what
 Triton asks for at launch), ``static_shared_bytes`` (cuobjdump's figure),
 ``local_bytes``, ``stack_bytes``, ``spill_store_bytes``,
 ``spill_load_bytes`` (``ptxas -v`` on the same PTX), ``cubin_sha256``,
+``partitions`` (only in a warp-specialised build: ``partitions.py``),
 ``ptx_opcodes`` and ``sass_opcodes`` (every instruction counted by its full
 opcode, e.g. ``"LDG.E.128": 4``), ``sass_loops`` (each backward branch's
 span and the opcodes inside it: what a loop pays per trip), and
@@ -69,6 +70,7 @@ from typing import Any
 import evidence as results
 from kernels import devices
 from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
+from scripts.artifacts.partitions import partitions
 
 ROOT = results.ROOT
 ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"
@@ -294,8 +296,7 @@ def _stale(
 
 
 def _tool(name: str, target: str = TARGET_ARCH) -> str:
-    """A CUDA tool shipped with Triton; for 10.0 and up Triton's own ptxas
-    choice, ``ptxas-blackwell``, where this Triton has one."""
+    """A CUDA tool shipped with Triton (for 10.0 and up, ptxas-blackwell if any)."""
     import triton
 
     folder = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
@@ -306,9 +307,7 @@ def _tool(name: str, target: str = TARGET_ARCH) -> str:
 
 
 def _version(tool: str, target: str = TARGET_ARCH) -> str:
-    text = subprocess.run(
-        [_tool(tool, target), "--version"], capture_output=True, text=True, check=True
-    ).stdout
+    text = _run(_tool(tool, target), "--version").stdout
     return text.strip().splitlines()[-2].strip()  # "Cuda compilation tools, ..."
 
 
@@ -476,6 +475,7 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
     listing = _sass_listing(cubin)
     sass = [text for _, text in listing]
     ptx_lines = _ptx_instructions(ptx)
+    found = partitions(compiled.asm["ttgir"])  # a warp-specialised build's only
     return {
         **plan.inputs(),
         # What the compiler used: the launch's stages, or Triton's default.
@@ -488,6 +488,7 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
         "ptx_excerpt": _excerpt(ptx_lines, _INTERESTING_PTX),
         "sass_excerpt": _excerpt(sass, _INTERESTING_SASS),
         "sass_loops": sass_loops(listing),
+        **({"partitions": found} if found else {}),
     }
 
 

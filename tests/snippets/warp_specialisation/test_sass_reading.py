@@ -20,3 +20,22 @@ def test_facts_are_strings():
     facts = s.facts()
     assert facts["hopper_ws_same"] == "the same instructions"
     assert all(isinstance(v, str) and v for v in facts.values())
+
+
+def test_on_sm_100a_one_warp_queues_the_next_scores_before_the_current_pv():
+    # Issue 33's "two QK^T products in flight", from the compiled regions:
+    # a product warp that computes no softmax issues two score products
+    # before its first P·V, and the exponentials run elsewhere.
+    split = s.division_of_work(s.SPECIALISED, "sm_100a")
+    assert split["products"] and len(split["products"]) == 1
+    assert split["scores_ahead"] == 2
+    assert split["exp"] and not set(split["exp"]) & set(split["products"])
+    assert split["tma"] and not set(split["tma"]) & set(split["products"])
+    # The body repeats the loop for its edge blocks: every copy agrees.
+    regions = s.record(s.SPECIALISED, "sm_100a")["partitions"]
+    by_name = {}
+    for region in regions:
+        assert by_name.setdefault(region["name"], region) == region
+    # Neither sm_90a build is split at all, and neither plain build.
+    for build, target in ((s.SPECIALISED, "sm_90a"), (s.OVERLAP, "sm_100a")):
+        assert "partitions" not in s.record(build, target), (build, target)
