@@ -18,7 +18,7 @@ from snippets.lib.serving.blocks import BlockAllocator, blocks_needed
 
 
 # --8<-- [start:sequence]
-@dataclass(eq=False)  # a request is itself: equal fields never make two one
+@dataclass(eq=False)  # by identity: two requests are two, whatever their fields
 class Sequence:
     """One request while it is served. `cached` counts the tokens whose keys
     and values sit in the sequence's blocks; the rest of `tokens` is what the
