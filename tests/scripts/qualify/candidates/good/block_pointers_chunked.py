@@ -4,7 +4,9 @@ Why it must pass: it views the flat problem as rows of 1024 elements,
 addresses each tile with tl.make_block_ptr (boundary checks pad and clip
 the last tile), and launches once per chunk of at most 4096 rows, so large
 inputs take several launches, each with a grid well inside CUDA's limits.
-None of it is usual, and all of it is correct.
+Block pointers take 32-bit offsets (Triton 3.6 insists), so it refuses an
+input of 2**31 elements or more with a ValueError naming x. None of it is
+usual, and all of it is correct.
 Expected: qualified
 """
 
@@ -19,7 +21,7 @@ CHUNK_ROWS = 4096
 @triton.jit
 def tile_kernel(x_ptr, residual_ptr, out_ptr, n_elements, row0, BLOCK: tl.constexpr):
     row = row0 + tl.program_id(0)
-    start = row.to(tl.int64) * BLOCK
+    start = row * BLOCK  # int32: the launcher keeps n below 2**31
     shape = (n_elements,)
     x_block = tl.make_block_ptr(x_ptr, shape, (1,), (start,), (BLOCK,), (0,))
     r_block = tl.make_block_ptr(residual_ptr, shape, (1,), (start,), (BLOCK,), (0,))
@@ -47,6 +49,8 @@ def _validate(x, residual):
         )
     if x.device != residual.device:
         raise ValueError(f"residual is on {residual.device}, x on {x.device}")
+    if x.numel() >= 2**31:
+        raise ValueError(f"x has {x.numel()} elements; at most 2**31 - 1 fit")
 
 
 def residual_add_relu(x, residual):
