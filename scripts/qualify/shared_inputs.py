@@ -284,6 +284,12 @@ def note_faults(mapped: Mapped, note_fd: int) -> bool:
         if code <= 0:  # sent by kill(): re-raise it, now with the default action
             os.kill(os.getpid(), signum)
 
+    # One torch thread: when a run's first write to an input was a large
+    # in-place op, torch ran it on its thread pool in this forked process,
+    # and the process died with no note (the verdict then named `completes`;
+    # tests/scripts/qualify/test_shared_inputs.py reproduces it). On one
+    # thread the fault reaches this Python handler on the calling thread.
+    torch.set_num_threads(1)
     handler = _HANDLER_TYPE(on_fault)
     action = _SigAction()
     action.handler = ctypes.cast(handler, ctypes.c_void_p).value
