@@ -21,8 +21,9 @@ def partitions(ttgir: str) -> list[dict]:
     """One entry per region of every ``ttg.warp_specialize`` op, in program
     order: its name, its warps (None for the default region, which keeps the
     kernel's), how many exponentials and TMA copies it issues, and for each
-    matrix product where its A operand lives (``"shared"`` memory, or
-    ``"tensor"`` memory: a P·V product reading P from tensor memory)."""
+    matrix product where its A operand lives (``"shared"`` memory,
+    ``"tensor"`` memory: a P·V product reading P from tensor memory, or
+    ``"registers"``: a ``tt.dot`` on a register tensor)."""
     found: list[dict] = []
     current: dict | None = None
     for line in ttgir.splitlines():
@@ -41,13 +42,16 @@ def partitions(ttgir: str) -> list[dict]:
         elif line.strip().startswith(_END):
             current = None
         elif product := _MMA.search(line):
-            types = product.group(2).split(" : ", 1)[-1]
-            first = types.split("!ttg.memdesc<", 2)
-            a_in_tensor_memory = (
-                len(first) > 1 and "tensor_memory" in first[1].split(">")[0]
-            )
-            current["products_a"].append("tensor" if a_in_tensor_memory else "shared")
+            current["products_a"].append(_where_a_lives(product.group(2)))
         else:
             current["exp"] += line.count("math.exp2 ") + line.count("math.exp ")
             current["tma_copies"] += line.count("async_tma_copy_global_to_local")
     return found
+
+
+def _where_a_lives(operands: str) -> str:
+    """From the op's type list (after " : "), the first operand's memory."""
+    first = operands.split(" : ", 1)[-1].strip()
+    if first.startswith("tensor<"):
+        return "registers"
+    return "tensor" if "tensor_memory" in first.split(">", 1)[0] else "shared"

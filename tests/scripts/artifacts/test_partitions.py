@@ -16,6 +16,7 @@ IR = f"""
     partition0(%arg0: i32) num_warps(1) {{
       ttng.tc_gen5_mma %q, %k, %c, %false : {SMEM}, {SMEM}, {ACC}
       ttng.tc_gen5_mma %p, %v, %o, %true : {TMEM}, {SMEM}, {ACC}
+      %d = tt.dot %r, %s, %t : tensor<16x16xf16> * tensor<16x16xf16>
       ttg.warp_return
     }}
     partition1(%arg0: i32) num_warps(2) {{
@@ -31,7 +32,7 @@ def test_each_region_says_what_it_issues_and_where_a_product_reads_a():
         {
             "name": "partition0",
             "warps": 1,
-            "products_a": ["shared", "tensor"],
+            "products_a": ["shared", "tensor", "registers"],
             "exp": 0,
             "tma_copies": 0,
         },
