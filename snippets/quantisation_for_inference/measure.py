@@ -4,13 +4,14 @@ weights, or the keys and values its attention caches, rounded to int8 or fp8
 and back, its next-token logits and choices compared with the float64
 model's on held-out corpus text. Needs torch, so the site reads the result
 from ``errors.json`` (rewritten by ``python -m
-snippets.quantisation_for_inference.measure``; a test checks it against a
+snippets.quantisation_for_inference.measure --write``; a test checks it against a
 fresh run). Evidence kind: a CPU measurement of rounding error, not speed.
 """
 
 import copy
 import functools
 import json
+import sys
 from pathlib import Path
 
 import torch
@@ -131,5 +132,13 @@ def record() -> list[dict]:
 
 
 if __name__ == "__main__":
-    RECORD.write_text(json.dumps(record(), indent=1) + "\n")
-    print(f"wrote {RECORD.relative_to(ROOT)}")
+    if sys.argv[1:] == ["--write"]:  # run plainly, it compares and writes nothing
+        RECORD.write_text(json.dumps(record(), indent=1) + "\n")
+        print(f"wrote {RECORD.relative_to(ROOT)}")
+    else:
+        for row in record():
+            print(
+                f"{row['variant']:8} {row['format']:9} max logit error "
+                f"{row['max_logit_error']:.3f}, top-1 agreement "
+                f"{row['top1_agreement']:.1%}"
+            )

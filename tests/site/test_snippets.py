@@ -3,6 +3,7 @@ some page: no orphaned code, no untested code."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -74,9 +75,33 @@ print(json.dumps({"failures": failures, "outputs": outputs}))
 """
 
 
+def tracked_hashes(root: Path = ROOT) -> dict[str, str]:
+    """sha256 of every file git tracks under the folders a snippet could
+    write to (a snippet run plainly must write nothing: its record is
+    rewritten only with --write)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "snippets", "results", "kernels", "docs"],
+        cwd=root, capture_output=True, timeout=60,
+    )  # fmt: skip
+    names = listed.stdout.decode().split("\0") if listed.returncode == 0 else []
+    return {
+        name: hashlib.sha256((root / name).read_bytes()).hexdigest()
+        for name in names
+        if name and (root / name).is_file()
+    }
+
+
+def changed_files(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    return sorted(
+        n for n in before.keys() | after.keys() if before.get(n) != after.get(n)
+    )
+
+
 def run_snippets(paths: list[str]) -> dict[str, dict[str, str]]:
-    """{"failures": {path: what went wrong}, "outputs": {path: its stdout}}."""
+    """{"failures": {path: what went wrong}, "outputs": {path: its stdout},
+    "changed": [tracked files the runs rewrote]}."""
     env = dict(os.environ, TRITON_INTERPRET="1", MPLBACKEND="Agg")
+    before = tracked_hashes()
     result = subprocess.run(
         [sys.executable, "-c", RUN_ALL, *paths],
         cwd=ROOT,
@@ -86,7 +111,9 @@ def run_snippets(paths: list[str]) -> dict[str, dict[str, str]]:
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    found["changed"] = changed_files(before, tracked_hashes())
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +129,23 @@ def snippet_runs(tmp_path_factory) -> dict[str, dict[str, str]]:
 def test_every_snippet_file_runs_as_a_script(snippet_runs):
     failures = snippet_runs["failures"]
     assert not failures, "\n\n".join(f"{p} failed:\n{e}" for p, e in failures.items())
+
+
+def test_running_the_snippets_rewrites_no_committed_file(snippet_runs):
+    # A record is rewritten on purpose (`--write`), never by a plain run: a
+    # suite that edits the checkout leaves a diff nobody made.
+    assert not snippet_runs["changed"], snippet_runs["changed"]
+
+
+def test_a_rewritten_file_is_seen(tmp_path):
+    (tmp_path / "snippets").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    record = tmp_path / "snippets" / "record.json"
+    record.write_text("1")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True, timeout=60)
+    before = tracked_hashes(tmp_path)
+    record.write_text("2")
+    assert changed_files(before, tracked_hashes(tmp_path)) == ["snippets/record.json"]
 
 
 def test_recorded_run_outputs_match_what_the_files_print(snippet_runs):
