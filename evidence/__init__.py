@@ -30,6 +30,7 @@ RESULTS_DIR = ROOT / "results"
 #: Kinds of data file, each with ``schemas/<kind>.schema.json``.
 KINDS = ("bench", "artifact", "verdict", "catalog", "serving", "sanitizer")
 KINDS += ("collectives",)  # python -m scripts.collectives
+KINDS += ("site_speed",)  # python -m scripts.bench site
 #: The largest result file read (a real one is well under 1 MiB).
 MAX_BYTES = 16 * 2**20
 #: A smaller limit for kinds every page reads again (a GPU run's bench file

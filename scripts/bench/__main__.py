@@ -2,6 +2,7 @@
 
 Usage::
 
+    python -m scripts.bench site [--only NAME ...]  (the project's budgets)
     python -m scripts.bench [KERNEL ...] [--profile tiny|quick|full|compare]
                             [--device cuda|cpu] [--out DIR]
 
@@ -71,7 +72,12 @@ def list_descriptors(descriptors, out=None):
 
 
 def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["site"]:  # the project's own speed budgets, no kernels
+        from scripts.bench.site import main as site_main
+
+        return site_main(argv[1:])
+    args = parse_args(argv)
     import torch  # reads no TRITON_INTERPRET; kernels are imported later
 
     if args.device == "cuda" and not args.list and not torch.cuda.is_available():
