@@ -15,6 +15,9 @@ HOOKS = "scripts/site/hooks.py"
 PROPERDOCS = [sys.executable, "-m", "properdocs"]
 # ProperDocs' own MkDocs 2 notice, and Material's.
 QUIET = {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+#: A build that has not finished by then hung: twenty times the cold build's
+#: 15 s budget, so a busy machine is never taken for a hang.
+BUILD_HANG_S = 300
 #: What the Pages workflow passes (.github/workflows/pages.yml), with a stand-in
 #: repository: the real site is tested with its "Edit this page" links on.
 REPOSITORY = {
@@ -34,9 +37,20 @@ def run_build(
     importtime, Python's `-X importtime` report is in the result's stderr;
     env adds variables to the build's environment."""
     python = [*PROPERDOCS[:1], "-X", "importtime", *PROPERDOCS[1:]]
+    try:
+        return _run_build(
+            python if importtime else PROPERDOCS, config_file, site_dir, importtime, env
+        )
+    except subprocess.TimeoutExpired:
+        raise AssertionError(
+            f"the site build hung: no result after {BUILD_HANG_S} s"
+        ) from None
+
+
+def _run_build(command, config_file, site_dir, importtime, env):
     return subprocess.run(
         [
-            *(python if importtime else PROPERDOCS),
+            *command,
             "build",
             "--strict",
             "-q",
@@ -55,7 +69,7 @@ def run_build(
         ),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BUILD_HANG_S,
     )
 
 

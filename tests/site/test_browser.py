@@ -57,15 +57,14 @@ MIN_PLOT_TEXT_PX = 10.0
 MIN_TEXT_CONTRAST = 3.0
 SCHEMES = ("default", "slate")
 # A second page's first Run, after one on an earlier page of the same visit
-# (instant navigation keeps Pyodide loaded), and the first Run of a visit.
-SECOND_PAGE_RUN_LIMIT_S = 1.0
+# (instant navigation keeps Pyodide loaded), and the first Run of a visit:
+# their budgets (1 s and 4 s) are make bench-site's to measure; these limits
+# only catch a hang, at ten times each.
+SECOND_PAGE_RUN_HANG_S = 10.0
 FIRST_VISIT_RUN_TARGET_S = 4.0
 VALID_TRIALS = 3
 INVALID_CANDIDATES = (-1, 0)
-# Issue 23's target is 3 s on an idle 2-core machine (measured and recorded
-# in the README). The default limit only catches a hang or a runtime that
-# stopped loading lazily: a shared machine can take several times longer.
-FIRST_RUN_LIMIT_S = float(os.environ.get("CALCULATOR_FIRST_RUN_LIMIT_S", "30"))
+FIRST_RUN_HANG_S = 10 * FIRST_VISIT_RUN_TARGET_S
 CHROMIUM_ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -932,7 +931,8 @@ def test_a_prediction_reveals_the_answer_and_the_readers_error(survey):
 
 def test_a_second_pages_first_run_does_not_restart_python(survey):
     """Issue 32: only the visit's first calculator pays Pyodide's start; the
-    next page's first Run, reached by a link, answers within a second."""
+    next page's first Run, reached by a link, answers without a reload (its
+    1 s budget is measured by make bench-site)."""
     second = survey.get("second_page")
     if second is None:
         pytest.skip("fewer than two pages with calculators")
@@ -943,12 +943,12 @@ def test_a_second_pages_first_run_does_not_restart_python(survey):
     )
     assert second["same_visit"], "the link reloaded the page: Pyodide restarted"
     assert second["ok"], f"/{second['url']}: its first calculator failed"
-    assert second["seconds"] <= SECOND_PAGE_RUN_LIMIT_S, second
+    assert second["seconds"] <= SECOND_PAGE_RUN_HANG_S, f"hung: {second}"
 
 
-def test_first_run_is_quick(survey):
+def test_first_run_answers(survey):
     """Loading Pyodide and answering, from a click on a page's first Run."""
     if survey["first_run_s"] is None:
         pytest.skip("no page has a calculator yet")
     print(f"first Run: {survey['first_run_s']:.2f} s")
-    assert survey["first_run_s"] <= FIRST_RUN_LIMIT_S
+    assert survey["first_run_s"] <= FIRST_RUN_HANG_S, "hung: no answer"

@@ -34,12 +34,11 @@ def build_variant(tmp_path, body: str, access: str | None = "free"):
     return run_build(config, tmp_path / "site")
 
 
-def test_real_site_builds_strictly_and_fast(site_build):
-    site, result = site_build  # the fixture fails the test if the build did
-    # About 12 s on an idle 2-core machine (46 pages, 23 diagrams, the run
-    # boxes' models); the margin absorbs a fresh clone's first imports, the
-    # import-time report and the other worker's load.
-    assert result.elapsed_s < 30, f"site build took {result.elapsed_s:.1f} s"
+def test_real_site_builds_strictly(site_build):
+    # The fixture fails the test if the build did, and says "hung" past its
+    # guard (tests/site/sitebuild.py); how fast it builds is the speed
+    # benchmark's to say (make bench-site), never a test's.
+    site, _ = site_build
     assert (site / LESSON / "index.html").is_file()
 
 

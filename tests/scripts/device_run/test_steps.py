@@ -17,7 +17,8 @@ def test_steps_come_in_the_order_of_what_a_short_lease_must_bring_back():
 
 def test_the_required_steps_fill_the_first_run_and_leave_a_rerun():
     # 360 s of steps in a 900 s lease: start-up, transfers and a rerun of
-    # the benchmark fit in the rest (the README gives the arithmetic).
+    # the benchmark fit in the rest (scripts/device_run/README.md gives the
+    # arithmetic).
     required = sum(s.limit_s for s in STEPS if s.required)
     assert required == DEFAULT_BUDGET_S <= 6 * 60
     assert all(0 < s.limit_s <= DEFAULT_BUDGET_S for s in STEPS)

@@ -426,10 +426,10 @@ def test_matmul_reading_reads_the_file_the_table_shows(tmp_path, catalog):
     assert "from an older version of the kernel" in reading()
 
 
-def test_committed_results_render_within_the_build_budget():
-    """The real results/bench/ files: every kernel's table and plot, under 2 s
-    of this process's CPU time (wall time would count the other test worker
-    competing for the same two cores)."""
+def test_committed_results_render_and_do_not_hang():
+    """The real results/bench/ files: every kernel's table and plot. Their
+    budget (2 s of CPU) is make bench-site's to measure; this guards only
+    against a hang, at ten times it."""
     bench_plot._cache.clear()
     start = time.process_time()
     kernels = sorted({k for r in load_results() for k in r.data["kernels"]})
@@ -438,7 +438,7 @@ def test_committed_results_render_within_the_build_budget():
     bench_pages.all_results()
     files = bench_plot.site_files()
     elapsed = time.process_time() - start
-    assert elapsed < 2.0, f"rendering took {elapsed:.2f} s of CPU time"
+    assert elapsed < 20, f"rendering hung: {elapsed:.0f} s of CPU time"
     for kernel in kernels:
         assert f"bench/{kernel}.svg" in files
 
