@@ -38,7 +38,8 @@ from scripts.device_run.steps import STEPS, Step
 ROOT = Path(__file__).resolve().parents[2]
 EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 4
 #: The first run's steps, the required ones: six minutes of a 15-minute lease
-#: (see the README's budget arithmetic), leaving a rerun of the benchmark.
+#: (scripts/device_run/README.md gives the arithmetic), leaving a rerun of the
+#: benchmark.
 DEFAULT_BUDGET_S = 360
 #: A step past its limit gets SIGINT, then this long to finish its file.
 GRACE_S = 10
