@@ -9,6 +9,13 @@ import os
 
 import pytest  # pytest imports no kernel, so the variable can follow it
 
+# One thread for torch and NumPy in every worker and every process a test
+# starts, before either is imported: the suite runs two workers on two cores,
+# and a second OpenMP thread per worker only waits whenever the machine is
+# busy (a tiny model's forward pass took 55 ms on two threads under load,
+# 1.7 ms on one). A test that needs more sets it itself.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 KERNEL_DEVICE = os.environ.get("KERNEL_DEVICE", "cpu")
 if KERNEL_DEVICE == "cpu":
     os.environ["TRITON_INTERPRET"] = "1"
