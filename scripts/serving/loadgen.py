@@ -116,7 +116,8 @@ US = 6  # decimals kept: microseconds
 def request_record(seq, drafts: bool) -> dict:
     """What a page may quote about one request, every gap included, so a
     test can recompute each summary from these records alone."""
-    gaps = [b - a for a, b in zip(seq.token_times[:-1], seq.token_times[1:])]
+    times = seq.token_times
+    gaps = [b - a for a, b in zip(times[:-1], times[1:], strict=True)]
     record = {
         "arrival_s": round(seq.arrival, US),
         "prompt_tokens": len(seq.prompt),
@@ -240,7 +241,10 @@ def mechanism_runs(make_engine, profile: dict, rate: float, seed: int) -> dict:
         },
         "watermark": {"fraction": 0.1, "max_new_tokens": 48, "runs": []},
         "speculative": {
-            "draft": "ngram", "draft_tokens": 4, "max_new_tokens": 48, "runs": []
+            "draft": "ngram",
+            "draft_tokens": 4,
+            "max_new_tokens": 48,
+            "runs": [],
         },
     }
     for offset in MECHANISM_SEEDS:

@@ -174,10 +174,32 @@ def figure_goodput():
     return fig
 
 
+#: DistServe's attainment goal ("say, 90%"): its goodput is the highest
+#: rate at which at least this share of requests meets the objective.
+TARGET = 0.9
+
+
+def distserve_text(rows: list[dict]) -> str:
+    """Where DistServe's goodput lies on the sweep: between the highest load
+    that meets TARGET with no limit and the next load, which does not."""
+    met = [r for r in rows if r["unbounded"]["attainment_served"] >= TARGET]
+    if not met:
+        return f"below {rows[0]['rate']:.0f} requests/s"
+    last = max(met, key=lambda r: r["rate"])
+    above = [r for r in rows if r["rate"] > last["rate"]]
+    if not above:
+        return f"above {last['rate']:.0f} requests/s"
+    return (
+        f"between {last['rate']:.0f} and {min(r['rate'] for r in above):.0f} requests/s"
+    )
+
+
 def facts() -> dict[str, str]:
     """Every value the page states by name."""
     rows = sweep()
     top = rows[-1]
+    best = max(rows, key=lambda r: r["unbounded"]["goodput_rps"])
+    near = max((r for r in rows if r["fraction"] < 1), key=lambda r: r["fraction"])
     ex2 = goodput(top["rate"], step_time(), EX2_LIMIT)
     return {
         "slo": f"TTFT at most {SLO['ttft_s'] * 1e3:g} ms and TPOT at most "
@@ -188,9 +210,12 @@ def facts() -> dict[str, str]:
         "top_unbounded": f"{top['unbounded']['goodput_rps']:.0f} requests/s",
         "top_shed": f"{top['shed']['goodput_rps']:.0f} requests/s",
         "top_refused": f"{top['shed']['refused']:.0%}",
-        "best_unbounded": "{:.0f} requests/s".format(
-            max(r["unbounded"]["goodput_rps"] for r in rows)
-        ),
+        "best_unbounded": "{:.0f} requests/s".format(best["unbounded"]["goodput_rps"]),
+        "best_load": f"{best['fraction']:.0%}",
+        "near_load": f"{near['fraction']:.0%}",
+        "near_good": f"{near['unbounded']['attainment_served']:.0%}",
+        "target": f"{TARGET:.0%}",
+        "distserve": distserve_text(rows),
         "ex1_q": f"{EX1['rate']:g} requests/s of which {EX1['good']:.0%} meet it",
         "ex1_a": "{:.0f} requests/s".format(EX1["rate"] * EX1["good"]),
         "ex2_limit": str(EX2_LIMIT),
