@@ -244,6 +244,8 @@ def replay(scale: float = 1.0, model: str = "fitted", runs_=None) -> list[dict]:
     """For each judged share of capacity: the engine's requests of every
     run pooled, against the simulator's for the same loads, each load
     predicted by a model fitted to its own run's other loads."""
+    if runs_ is None and (kept := stored(scale, model)) is not None:
+        return kept  # the build reads results/serving/check/
     runs_ = runs() if runs_ is None else runs_
     key = (tuple(id(r) for r in runs_), scale, model)
     if key not in _replayed:
@@ -304,6 +306,86 @@ def verdict(scale: float = 1.0, model: str = "fitted", runs_=None) -> list[tuple
 
 
 # --8<-- [end:replay]
+
+
+#: The replays the pages show, computed once from the runs and committed
+#: (python -m scripts.serving.check), so a site build simulates none of
+#: them; the test recomputes the file and requires it equal.
+CHECK = RESULTS / "check" / "replays.json"
+STORED = (("fitted", 1.0), ("own-steps", 1.0), ("fitted", 1.5), ("prefill-blind", 1.0))
+
+
+def run_ids() -> list[str]:
+    """What the stored check was computed from: the newest run, by its start
+    and commit, and the names of the rerun files (none of them read)."""
+    first = newest()
+    if first is None:
+        return []
+    ident = first["identity"]
+    return [f"{ident['started_utc']} {ident['commit']}"] + [
+        p.name for p in sorted(RERUNS.glob("*.json"))
+    ]
+
+
+def check_record() -> dict:
+    """What CHECK holds: the runs it was computed from, each replay, and the
+    facts about the runs that would otherwise need all of them read."""
+    pooled = runs()
+    return {
+        "runs": run_ids(),
+        "pooled_runs": len(pooled),
+        "level_drift": level_drift(pooled),
+        "replays": [
+            {"model": m, "scale": k, "rows": replay(k, m, pooled)} for m, k in STORED
+        ],
+    }
+
+
+def check_data() -> dict:
+    """The stored check if it is current, else the same record computed."""
+    if CHECK.exists():
+        key = (CHECK, CHECK.stat().st_mtime_ns)
+        if key not in _check:
+            _check[key] = _read_check(CHECK)
+        if _check[key]["runs"] == run_ids():
+            return _check[key]
+    return check_record()
+
+
+def stored(scale: float, model: str):
+    """A replay from CHECK if it is current and holds it, else None."""
+    if not CHECK.exists():
+        return None
+    key = (CHECK, CHECK.stat().st_mtime_ns)
+    if key not in _check:
+        _check[key] = _read_check(CHECK)
+    data = _check[key]
+    if data["runs"] != run_ids():
+        return None
+    for entry in data["replays"]:
+        if entry["model"] == model and entry["scale"] == scale:
+            return entry["rows"]
+    return None
+
+
+_check: dict[tuple, dict] = {}
+
+
+def _read_check(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert isinstance(data["runs"], list) and isinstance(data["replays"], list)
+        assert isinstance(data["pooled_runs"], int)
+        assert isinstance(data["level_drift"], float)
+        for entry in data["replays"]:
+            assert {"model", "scale", "rows"} <= set(entry)
+            for row in entry["rows"]:
+                assert {"fraction", "requests", "measured", "simulated"} <= set(row)
+    except (OSError, ValueError, KeyError, TypeError, AssertionError) as err:
+        raise ValueError(f"{path.name}: not a serving check file ({err!r})") from None
+    return data
 
 
 def _ms(seconds: float | None) -> str:
@@ -378,7 +460,7 @@ def replay_table() -> str:
     """Measured against simulated, every run pooled, for each judged
     comparison: the fitted model, the noise floor, and two known-wrong
     models (step time x1.5, prefill tokens priced at zero)."""
-    if not runs():
+    if newest() is None:
         return "*Not measured yet.*"
     models = (
         ("fitted", 1.0),
@@ -460,7 +542,7 @@ def facts() -> dict[str, str]:
 
 def check_facts() -> dict[str, str]:
     """What the pages state about the simulator check, all runs pooled."""
-    pooled = runs()
+    data = check_data()
     fitted, wrong = verdict(), verdict(1.5)
     blind = verdict(1.0, "prefill-blind")
     count = sum(1 for row in replay() for k in COMPARED if judged(row["fraction"], k))
@@ -478,7 +560,7 @@ def check_facts() -> dict[str, str]:
         "judged_band": "{:.0%} to {:.0%}".format(*JUDGED["ttft_p50_s"]),
         "premium_band": "{:.0%} to {:.0%}".format(*JUDGED["prefill_premium"]),
         "long_prompt": str(LONG_PROMPT),
-        "runs": str(len(pooled)),
+        "runs": str(data["pooled_runs"]),
         "pooled_requests": f"{replay()[0]['requests']:,}",
         "comparisons": str(count),
         "fitted_failures": str(len(fitted)),
@@ -490,7 +572,7 @@ def check_facts() -> dict[str, str]:
             for _, k, m, s_ in blind
             if k == "prefill_premium"
         ),
-        "level_drift": _pct(level_drift()),
+        "level_drift": _pct(data["level_drift"]),
         "passing_scales": (
             f"{lo:.2f} to {hi:.2f}"
             if lo < hi

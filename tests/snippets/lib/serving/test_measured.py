@@ -210,3 +210,39 @@ def test_table_texts_and_plot(result):
     fig = measured.load_curve()
     left, right = fig.axes
     assert len(left.lines[0].get_xdata()) == len(result["loads"])
+
+
+def test_the_stored_check_is_the_one_the_runs_give():
+    """The build reads results/serving/check/replays.json instead of
+    simulating; it must be what the committed runs give today."""
+    import json
+
+    stored = json.loads(measured.CHECK.read_text())
+    pooled = measured.runs()
+    fresh = {
+        "runs": measured.run_ids(),
+        "pooled_runs": len(pooled),
+        "level_drift": measured.level_drift(pooled),
+        "replays": [
+            {"model": m, "scale": k, "rows": measured.replay(k, m, pooled)}
+            for m, k in measured.STORED
+        ],
+    }
+    assert stored == json.loads(json.dumps(fresh)), (
+        "stale: run python -m scripts.serving.check"
+    )
+
+
+def test_a_stale_or_malformed_check_is_not_used(tmp_path, monkeypatch):
+    import json
+
+    stale = json.loads(measured.CHECK.read_text())
+    stale["runs"] = ["another run"]
+    stale["replays"][0]["rows"] = []
+    path = tmp_path / "replays.json"
+    path.write_text(json.dumps(stale))
+    monkeypatch.setattr(measured, "CHECK", path)
+    assert measured.stored(1.0, "fitted") is None  # computed, not read
+    path.write_text('{"runs": 3}')
+    with pytest.raises(ValueError, match="replays.json: not a serving check file"):
+        measured.stored(1.0, "fitted")
