@@ -184,7 +184,7 @@ def level(load: dict, model) -> float:
     return spent / predicted
 
 
-def step_cost(result: dict, load: dict, model: str = "fitted", scale: float = 1.0):
+def step_cost(result: dict, load: dict, model="fitted", scale=1.0):
     """A step's seconds from (sequences, prefill tokens, decode tokens):
     how step time depends on a step's size, fitted to the run's loads other
     than `load`; its level set by `load`'s own mean step time (level()),
@@ -274,7 +274,7 @@ def errors(scale: float = 1.0, model: str = "fitted", runs_=None) -> dict:
     """Relative error of every judged comparison, by quantity."""
     return {
         key: [
-            abs(row["simulated"][key] - row["measured"][key]) / row["measured"][key]
+            abs(row["simulated"][key] / row["measured"][key] - 1)
             for row in replay(scale, model, runs_)
             if judged(row["fraction"], key)
         ]
@@ -292,7 +292,7 @@ def agrees(measured: float, simulated: float, band: float, key: str) -> bool:
     return abs(simulated - measured) <= max(band * measured, floor)
 
 
-def verdict(scale: float = 1.0, model: str = "fitted", runs_=None) -> list[tuple]:
+def verdict(scale=1.0, model="fitted", runs_=None) -> list[tuple]:
     """(share of capacity, quantity, measured, simulated) for every judged
     comparison outside its band."""
     bands = {key: tolerance(key, runs_) for key in COMPARED}
