@@ -1,6 +1,7 @@
 """Measure the serving engine under Poisson load and write a result file.
 
-python -m scripts.serving                  # CPU, profile quick (under a minute)
+python -m scripts.serving                  # CPU, profile quick (a few minutes)
+python -m scripts.serving.check            # then store the simulator check
 python -m scripts.serving --dry-run        # four tiny requests: a smoke test
 python -m scripts.serving --device cuda    # record a GPU's step times
 """

@@ -47,6 +47,8 @@ PROFILES = {
         requests=4,
         max_new_tokens=4,
         prompt_chars=(4, 12),
+        long_prompts=(0, (4, 12)),
+        burst_chars=(4, 12),
         probe=4,
         mechanism_requests=0,
     ),
@@ -54,7 +56,11 @@ PROFILES = {
         fractions=(0.3, 0.5, 0.6, 0.7, 0.8, 1.2),
         requests=400,
         max_new_tokens=16,
-        prompt_chars=(8, 40),
+        prompt_chars=(8, 24),
+        # One prompt in four is long, so that a step's cost of feeding a
+        # prompt can be told apart from its cost per sequence.
+        long_prompts=(4, (40, 48)),
+        burst_chars=(8, 40),
         probe=200,
         mechanism_requests=200,
     ),
@@ -74,6 +80,17 @@ def make_prompts(count: int, chars: tuple[int, int], seed: int) -> list[str]:
     return prompts
 
 
+def load_prompts(count: int, profile: dict, seed: int) -> list[str]:
+    """A load's prompts: short ones of `prompt_chars`, and every k-th one
+    long, of the second length range in `long_prompts` (k = 0: none)."""
+    every, chars = profile["long_prompts"]
+    short = make_prompts(count, profile["prompt_chars"], seed)
+    return [
+        make_prompts(1, chars, seed * 1000 + i)[0] if every and i % every == 0 else p
+        for i, p in enumerate(short)
+    ]
+
+
 def check_rate(rate) -> float:
     if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
         raise ValueError(f"rate must be a positive number of requests/s, got {rate!r}")
@@ -86,6 +103,42 @@ def run_load(
     """Serve one offered load to completion; summary, requests and steps."""
     rate = check_rate(rate)
     arrivals = poisson_arrivals(rate, len(prompts), seed)
+    return {
+        "offered_rps": rate,
+        "seed": seed,
+        **serve_requests(engine, prompts, max_new_tokens, arrivals),
+    }
+
+
+US = 6  # decimals kept: microseconds
+
+
+def request_record(seq, drafts: bool) -> dict:
+    """What a page may quote about one request, every gap included, so a
+    test can recompute each summary from these records alone."""
+    times = seq.token_times
+    gaps = [b - a for a, b in zip(times[:-1], times[1:], strict=True)]
+    record = {
+        "arrival_s": round(seq.arrival, US),
+        "prompt_tokens": len(seq.prompt),
+        "output_tokens": len(seq.output),
+        "ttft": round(seq.token_times[0] - seq.arrival, US),
+        "tpot": round(sum(gaps) / len(gaps), US) if gaps else None,
+        "finish_s": round(seq.token_times[-1], US),
+        "preemptions": seq.preemptions,
+        "recomputed_tokens": seq.recomputed,
+        "prefix_hit_tokens": seq.prefix_hit_tokens,
+        "itl": [round(g, US) for g in gaps],
+    }
+    if drafts:  # per decode step: draft tokens proposed, and accepted
+        record["draft_proposed"] = [p for p, _ in seq.verified]
+        record["draft_accepted"] = [a for _, a in seq.verified]
+    return record
+
+
+def serve_requests(engine, prompts, max_new_tokens, arrivals=None) -> dict:
+    """Serve `prompts` arriving at `arrivals` (None: all at once) to
+    completion: the summary, one record per request and the steps."""
     engine.steps = []
     queue: list[tuple] = []
     seqs = engine.run(
@@ -93,25 +146,8 @@ def run_load(
         clock=engine.clock,
         on_step=lambda t, waiting, pending: queue.append((t, waiting, pending)),
     )
-    us = 6  # decimals kept: microseconds
-    requests = []
-    for seq in seqs:
-        gaps = [
-            b - a
-            for a, b in zip(seq.token_times[:-1], seq.token_times[1:], strict=True)
-        ]
-        requests.append(
-            {
-                "arrival_s": round(seq.arrival, us),
-                "prompt_tokens": len(seq.prompt),
-                "output_tokens": len(seq.output),
-                "ttft": round(seq.token_times[0] - seq.arrival, us),
-                "tpot": round(sum(gaps) / len(gaps), us) if gaps else None,
-                "finish_s": round(seq.token_times[-1], us),
-                "preemptions": seq.preemptions,
-                "itl": [round(g, us) for g in gaps],
-            }
-        )
+    drafts = engine.options["draft"] is not None
+    requests = [request_record(seq, drafts) for seq in seqs]
     span = max(r["finish_s"] for r in requests) - min(r["arrival_s"] for r in requests)
     summary = summarize(
         [{**r, "e2e": r["finish_s"] - r["arrival_s"]} for r in requests],
@@ -133,27 +169,24 @@ def run_load(
             "saturated": waiting_at_last > engine.max_batch,
             "preemptions": sched.preemptions,
             "recomputed_tokens": sched.recomputed_tokens,
+            "prompt_tokens": sched.prompt_tokens,
             "prefix_hit_rate": (
                 sched.prefix_hit_tokens / sched.prompt_tokens
                 if sched.prompt_tokens
                 else 0.0
             ),
-            "draft_acceptance": (
-                sched.accepted / sched.proposed if sched.proposed else None
-            ),
+            "draft_proposed": sched.proposed,
+            "draft_accepted": sched.accepted,
             "steps": len(engine.steps),
+            "seconds": round(sum(s["seconds"] for s in engine.steps), US),
         }
     )
-    itl = [g for r in requests for g in r.pop("itl")]
     return {
-        "offered_rps": rate,
-        "seed": seed,
-        "span_s": round(span, us),
+        "span_s": round(span, US),
         "summary": summary,
         # Columns, not rows: one list per field keeps the file small.
         "requests": columns(requests),
-        "steps": columns(group_steps(engine.steps, us)),
-        "itl_count": len(itl),
+        "steps": columns(group_steps(engine.steps, US)),
     }
 
 
@@ -189,70 +222,66 @@ def probe_capacity(engine, prompts, max_new_tokens) -> float:
     return len(seqs) / max(s.token_times[-1] for s in seqs)
 
 
+#: Seeds of the mechanism runs, added to the run's seed: each mechanism is
+#: measured on three workloads, so the pages can show the spread.
+MECHANISM_SEEDS = (0, 100, 200)
+SYSTEM_PROMPT = "The tiny model reads its weights "
+
+
 def mechanism_runs(make_engine, profile: dict, rate: float, seed: int) -> dict:
     """Each mechanism with and without, on a workload where it matters, at
-    the same offered load: what the pages show of chunked prefill, prefix
-    caching, the watermark and speculative decoding."""
+    the same offered load, over MECHANISM_SEEDS: what the pages show of
+    chunked prefill, prefix caching, the watermark and speculative decoding,
+    with every request's record."""
+    out = {
+        "chunked_prefill": {"token_budget": 16, "runs": []},
+        "prefix_caching": {
+            "shared_prefix_tokens": len(SYSTEM_PROMPT.encode()),
+            "runs": [],
+        },
+        "watermark": {"fraction": 0.1, "max_new_tokens": 48, "runs": []},
+        "speculative": {
+            "draft": "ngram",
+            "draft_tokens": 4,
+            "max_new_tokens": 48,
+            "runs": [],
+        },
+    }
+    for offset in MECHANISM_SEEDS:
+        for name, run_ in mechanism_seed(make_engine, profile, rate, seed + offset):
+            out[name]["runs"].append({"seed": seed + offset, **run_})
+    return out
+
+
+def mechanism_seed(make_engine, profile: dict, rate: float, seed: int):
+    """(mechanism, {"without": ..., "with": ...}) for one seed."""
+    from snippets.lib.serving.speculative import ngram_draft
+
     n, new = profile["mechanism_requests"], profile["max_new_tokens"]
-    out = {}
+    arrivals = poisson_arrivals(rate, n, seed)
+
+    def both(prompts, tokens, options, at=arrivals):
+        return {
+            "without": serve_requests(make_engine(), prompts, tokens, at),
+            "with": serve_requests(make_engine(**options), prompts, tokens, at),
+        }
+
     # Chunked prefill: long prompts among short ones, with and without a
     # token budget; the pooled ITL tail shows the prefill stalls.
     mixed = [
         p if i % 4 else make_prompts(1, (40, 56), seed + i)[0]
         for i, p in enumerate(make_prompts(n, (4, 12), seed))
     ]
-    out["chunked_prefill"] = {
-        "token_budget": 16,
-        "without": run_load(make_engine(), rate, mixed, new, seed)["summary"],
-        "with": run_load(make_engine(token_budget=16), rate, mixed, new, seed)[
-            "summary"
-        ],
-    }
+    yield "chunked_prefill", both(mixed, new, dict(token_budget=16))
     # Prefix caching: every prompt starts with one 33-token system prompt.
-    system = "The tiny model reads its weights "
-    shared = [system + p for p in make_prompts(n, (4, 12), seed + 1)]
-    out["prefix_caching"] = {
-        "shared_prefix_tokens": len(system.encode()),
-        "without": run_load(make_engine(), rate, shared, new, seed)["summary"],
-        "with": run_load(make_engine(prefix_caching=True), rate, shared, new, seed)[
-            "summary"
-        ],
-    }
-    # The watermark: every request at once with replies as long as the
-    # context allows, so the pool runs dry as the batch grows.
-    burst = make_prompts(n // 2, profile["prompt_chars"], seed + 2)
-    storm = {}
-    for name, watermark in (("without", 0.0), ("with", 0.1)):
-        engine = make_engine(watermark=watermark)
-        engine.run(engine.sequences(burst, 48), clock=engine.clock)
-        storm[name] = {
-            "preemptions": engine.scheduler.preemptions,
-            "recomputed_tokens": engine.scheduler.recomputed_tokens,
-            "prompt_tokens": engine.scheduler.prompt_tokens,
-            "seconds": sum(s["seconds"] for s in engine.steps),
-        }
-    out["watermark"] = {"fraction": 0.1, "max_new_tokens": 48, **storm}
-    # Speculative decoding with the n-gram draft, every request at once.
-    from snippets.lib.serving.speculative import ngram_draft
-
-    spec = {}
-    for name, options in (
-        ("without", {}),
-        ("with", dict(draft=ngram_draft, draft_tokens=4)),
-    ):
-        engine = make_engine(**options)
-        done = engine.run(engine.sequences(burst, 48), clock=engine.clock)
-        ids = [seq.output for seq in done]
-        sched = engine.scheduler
-        spec[name] = {
-            "steps": len(engine.steps),
-            "output_tokens": sum(len(i) for i in ids),
-            "seconds": sum(s["seconds"] for s in engine.steps),
-            "proposed": sched.proposed,
-            "accepted": sched.accepted,
-        }
-    out["speculative"] = {"draft": "ngram", "draft_tokens": 4, **spec}
-    return out
+    shared = [SYSTEM_PROMPT + p for p in make_prompts(n, (4, 12), seed + 1)]
+    yield "prefix_caching", both(shared, new, dict(prefix_caching=True))
+    # The watermark and the draft: every request at once with replies as
+    # long as the context allows, so the pool runs dry as the batch grows.
+    burst = make_prompts(n // 2, profile["burst_chars"], seed + 2)
+    yield "watermark", both(burst, 48, dict(watermark=0.1), at=None)
+    draft = dict(draft=ngram_draft, draft_tokens=4)
+    yield "speculative", both(burst, 48, draft, at=None)
 
 
 def run(
@@ -284,7 +313,7 @@ def run(
     engine = make_engine()
     engine.generate(["warm up "], 2)  # first-call costs stay out of the data
     new = profile["max_new_tokens"]
-    probe_prompts = make_prompts(profile["probe"], profile["prompt_chars"], seed - 1)
+    probe_prompts = load_prompts(profile["probe"], profile, seed - 1)
     capacity = probe_capacity(engine, probe_prompts, new)
     report(f"probe: {capacity:.1f} req/s with every request at once")
     identity = {
@@ -313,6 +342,7 @@ def run(
             **ENGINE,
             "max_new_tokens": new,
             "prompt_chars": list(profile["prompt_chars"]),
+            "long_prompts": [profile["long_prompts"][0], *profile["long_prompts"][1]],
             "requests_per_load": profile["requests"],
             "dtype": "float64",
             "torch_threads": torch.get_num_threads(),
@@ -327,7 +357,7 @@ def run(
     }
     path = output_path(result, out_dir)
     for i, fraction in enumerate(profile["fractions"]):
-        prompts = make_prompts(profile["requests"], profile["prompt_chars"], seed + i)
+        prompts = load_prompts(profile["requests"], profile, seed + i)
         load = run_load(make_engine(), fraction * capacity, prompts, new, seed + i)
         load["fraction_of_capacity"] = fraction
         result["loads"].append(load)

@@ -2,23 +2,19 @@
 different GPUs pays, and what moving the KV cache between them costs
 (docs/inference/disaggregated-prefill-and-decode.md).
 
-Standard library only. The link figures are datasheet figures kept here with
-their sources (a shared file of interconnect figures is being written for the
-multi-GPU lessons; these should move there). From memory, to check against
-the datasheets named.
+Standard library only. The link figures, with their sources, are the
+multi-GPU lessons' shared table (kernels/interconnects.py).
 """
 
 from kernels.devices import H200
+from kernels.interconnects import INFINIBAND_NDR, NVLINK4_H200, PCIE5_X16
 from snippets.lib.batching import MODEL, kv_bytes_per_token
 
 #: One direction of each link, bytes per second.
 LINKS = {
-    # NVIDIA H200 datasheet: NVLink 900 GB/s per GPU, both directions.
-    "NVLink 4 (one H200, one direction)": 450e9,
-    # NVIDIA ConnectX-7 / Quantum-2: NDR InfiniBand, 400 Gb/s per port.
-    "InfiniBand NDR, one 400 Gb/s port": 400e9 / 8,
-    # PCIe 5.0 x16: 32 GT/s per lane, 16 lanes, about 64 GB/s per direction.
-    "PCIe 5.0 x16 (one direction)": 64e9,
+    "NVLink 4 (one H200, one direction)": NVLINK4_H200.per_direction_bytes_per_s,
+    "InfiniBand NDR, one 400 Gb/s port": INFINIBAND_NDR.per_direction_bytes_per_s,
+    "PCIe 5.0 x16 (one direction)": PCIE5_X16.per_direction_bytes_per_s,
 }
 
 
@@ -64,6 +60,7 @@ def facts() -> dict[str, str]:
     short_t = transfer_seconds(short, LINKS["InfiniBand NDR, one 400 Gb/s port"])
     return {
         "prefill_4096": f"{prefill_seconds(4096) * 1e3:.1f} ms",
+        "pcie": f"{PCIE5_X16.per_direction_bytes_per_s / 1e9:.0f} GB/s",
         "ex1_q": f"a {p:,}-token prompt sent over {link}",
         "ex1_a": (
             f"prefill at least {pre * 1e3:.1f} ms, transfer {t * 1e3:.1f} ms "

@@ -118,11 +118,12 @@ def facts() -> dict[str, str]:
 
 
 def engine_acceptance() -> float:
-    """The n-gram draft's acceptance rate in the committed engine run."""
-    from snippets.lib.serving import measured
+    """The n-gram draft's pooled acceptance (accepted over proposed tokens)
+    in the committed engine run, all seeds together: the rate the formula
+    would need to be right, were acceptance independent."""
+    from snippets.lib.serving import mechanisms
 
-    spec = measured.newest()["mechanisms"]["speculative"]["with"]
-    return spec["accepted"] / spec["proposed"]
+    return mechanisms.pooled_acceptance()
 
 
 if __name__ == "__main__":

@@ -19,43 +19,51 @@ from snippets.lib.diagrams import (
     figure,
     style_axes,
 )
-from snippets.lib.serving.simulator import StepTime, fit_step_time, simulate, summarize
+from snippets.lib.serving.simulator import fit_step_time, percentile, simulate
 
 ROOT = Path(__file__).resolve().parents[3]
 RESULTS = ROOT / "results" / "serving"
-#: The simulator's tolerance against the engine, on loads it was not fitted
-#: to: each compared latency within this fraction of the measured value, or
-#: within FLOOR_S when that is larger. The floor is far below every latency
-#: compared (the smallest is a TPOT of about half a millisecond). A p95 of a
-#: queue is the least stable of the three, so it gets the widest band; a
-#: step time 1.5x too slow must still fail on every judged load.
-TOLERANCE = {"ttft_p50_s": 0.2, "ttft_p95_s": 0.4, "tpot_p50_s": 0.2}
+#: What the simulator is judged on, and at which shares of the probed
+#: capacity: the latencies at 50-80%, where a queue forms and a wrong step
+#: time shows, short of the loads whose queue still grows when the last
+#: request arrives; the prefill premium at 30-50%, where a TTFT is mostly
+#: the request's own prefill, so that the price of a prompt token shows.
+JUDGED = {
+    "ttft_p50_s": (0.5, 0.8),
+    "ttft_p95_s": (0.5, 0.8),
+    "tpot_p50_s": (0.5, 0.8),
+    "prefill_premium": (0.3, 0.5),
+}
+COMPARED = tuple(JUDGED)
+#: Each band is the quantity's noise floor, the worst error of a replay that
+#: uses every judged load's own mean step times (no model can do better),
+#: plus this margin; and never tighter than FLOOR_S for a latency.
+MARGIN = 0.10
 FLOOR_S = 0.00005
-#: The loads judged: those offered at 50-90% of the probed capacity, where a
-#: queue forms and a wrong step time shows, short of the loads whose queue
-#: still grows when the last request arrives. Each is predicted by a step
-#: time fitted to the run's other loads only.
-JUDGED = (0.5, 0.8)
-COMPARED = ("ttft_p50_s", "ttft_p95_s", "tpot_p50_s")
 
 
-def agrees(measured: float, simulated: float, key: str = "ttft_p50_s") -> bool:
-    return abs(simulated - measured) <= max(TOLERANCE[key] * measured, FLOOR_S)
+def judged(fraction: float, key: str) -> bool:
+    lo, hi = JUDGED[key]
+    return lo <= fraction <= hi
 
 
 def judged_loads(result: dict) -> list[dict]:
-    """The loads the simulator is judged on in this run."""
-    lo, hi = JUDGED
+    """The loads the simulator is judged on in this run, for any quantity."""
     return [
         load
         for load in result["loads"]
-        if lo <= load.get("fraction_of_capacity", 0) <= hi
+        if any(judged(load.get("fraction_of_capacity", 0), k) for k in COMPARED)
     ]
 
 
 def claimed(result: dict) -> list[float]:
-    """The offered loads the tolerance is checked on (for the prose)."""
+    """The offered loads the check uses (for the prose)."""
     return [load["offered_rps"] for load in judged_loads(result)]
+
+
+def judged_fractions(result: dict) -> list[float]:
+    """The shares of capacity judged, in order."""
+    return sorted({load["fraction_of_capacity"] for load in judged_loads(result)})
 
 
 def _started(loaded) -> datetime:
@@ -113,12 +121,102 @@ def all_steps(result: dict) -> list[dict]:
     return [s for load in result["loads"] for s in rows(load["steps"])]
 
 
+RERUNS = RESULTS / "reruns"
+
+
+def reruns() -> list[dict]:
+    """Further complete runs of the same code on the same machine
+    (results/serving/reruns/, read through evidence.read like the rest),
+    oldest first: the check pools them with the newest run."""
+    paths = sorted(RERUNS.glob("*.json"))
+    key = tuple((p, p.stat().st_mtime_ns) for p in paths)
+    if key not in _reruns:
+        found = [read("serving", path).data for path in paths]
+        found = [r for r in found if r["run_status"] == "complete"]
+        _reruns[key] = sorted(found, key=lambda r: r["identity"]["started_utc"])
+    return _reruns[key]
+
+
+_reruns: dict[tuple, list[dict]] = {}
+
+
+def runs() -> list[dict]:
+    """The newest run and every rerun of the same sources: what the
+    simulator is judged on, pooled."""
+    first = newest()
+    if first is None:
+        return []
+    same = first["identity"]["runner_sources"]
+    return [first] + [r for r in reruns() if r["identity"]["runner_sources"] == same]
+
+
 # --8<-- [start:replay]
-def simulate_load(result: dict, load: dict, step_time: StepTime) -> dict:
-    """The simulator's summary for one recorded load: the same arrivals,
-    prompt and reply lengths and engine settings, a modelled step time."""
-    settings = result["settings"]
-    r = load["requests"]
+#: A load's long prompts start at this many tokens (loadgen: one in four).
+LONG_PROMPT = 40
+
+
+def latency_summary(requests: list[dict]) -> dict:
+    """What the check compares, from per-request records (ttft, tpot,
+    prompt_tokens): TTFT p50 and p95, TPOT p50, and the prefill premium,
+    the median TTFT of long prompts over that of short ones, which only a
+    model that prices prompt tokens can get right."""
+    ttft = [r["ttft"] for r in requests]
+    tpot = [r["tpot"] for r in requests if r["tpot"] is not None]
+    long_ = [r["ttft"] for r in requests if r["prompt_tokens"] >= LONG_PROMPT]
+    short = [r["ttft"] for r in requests if r["prompt_tokens"] < LONG_PROMPT]
+    return {
+        "ttft_p50_s": percentile(ttft, 50),
+        "ttft_p95_s": percentile(ttft, 95),
+        "tpot_p50_s": percentile(tpot, 50),
+        "prefill_premium": percentile(long_, 50) / percentile(short, 50),
+    }
+
+
+def level(load: dict, model) -> float:
+    """The load's own steps' mean time over what `model(seqs, prefill,
+    decode)` predicts for them: how fast the CPU ran during this load."""
+    steps = rows(load["steps"])
+    spent = sum(s["count"] * s["seconds"] for s in steps)
+    predicted = sum(
+        s["count"] * model(s["seqs"], s["prefill_tokens"], s["decode_tokens"])
+        for s in steps
+    )
+    return spent / predicted
+
+
+def step_cost(result: dict, load: dict, model="fitted", scale=1.0):
+    """A step's seconds from (sequences, prefill tokens, decode tokens):
+    how step time depends on a step's size, fitted to the run's loads other
+    than `load`; its level set by `load`'s own mean step time (level()),
+    times `scale`. model: "fitted", every fed token priced alike (the
+    engine's model); "prefill-blind", a known-wrong model refitted with
+    prefill tokens priced at zero; "own-steps", the load's own mean time
+    for each step size it ran (the noise floor: no model can do better)."""
+    others = [s for x in result["loads"] if x is not load for s in rows(x["steps"])]
+    fit = fit_step_time(others)
+    if model == "own-steps":
+        own = {
+            (s["seqs"], s["prefill_tokens"], s["decode_tokens"]): s["seconds"]
+            for s in rows(load["steps"])
+        }
+        return lambda n, p, d: scale * own.get((n, p, d), fit(n, p + d))
+    if model == "fitted":
+        shape = lambda n, p, d: fit(n, p + d)  # noqa: E731
+    elif model == "prefill-blind":
+        blind = fit_step_time([{**s, "prefill_tokens": 0} for s in others])
+        shape = lambda n, p, d: blind(n, d)  # noqa: E731
+    else:
+        raise ValueError(
+            f"model must be fitted, prefill-blind or own-steps, got {model!r}"
+        )
+    k = scale * level(load, shape)
+    return lambda n, p, d: k * shape(n, p, d)
+
+
+def simulated_requests(result: dict, load: dict, cost) -> list[dict]:
+    """The simulator's per-request latencies for one recorded load: the
+    same arrivals, prompt and reply lengths and engine settings."""
+    settings, r = result["settings"], load["requests"]
     requests = [
         {"arrival": a, "prompt_tokens": p, "output_tokens": o}
         for a, p, o in zip(
@@ -127,118 +225,167 @@ def simulate_load(result: dict, load: dict, step_time: StepTime) -> dict:
     ]
     out = simulate(
         requests,
-        step_time,
+        None,
         max_batch=settings["max_batch"],
         block_size=settings["block_size"],
         num_blocks=settings["num_blocks"],
+        step_cost=cost,
     )
-    span = max(q["arrival"] + m["e2e"] for q, m in zip(requests, out, strict=True))
-    return summarize(out, span - min(q["arrival"] for q in requests))
-
-
-def held_out_fit(result: dict, load: dict) -> StepTime:
-    """The step time fitted to every load of the run except `load`."""
-    others = [x for x in result["loads"] if x is not load]
-    return fit_step_time([s for x in others for s in rows(x["steps"])])
-
-
-_replayed: list[tuple] = []  # (result, scale, rows): the same dict object only
-
-
-def replay(result: dict, scale: float = 1.0) -> list[dict]:
-    """For each judged load: measured against simulated, the simulator
-    fitted without that load and its step time multiplied by `scale`
-    (1.5 is the deliberately wrong model the test must reject)."""
-    for seen, seen_scale, rows_ in _replayed:
-        if seen is result and seen_scale == scale:
-            return rows_
-    out = []
-    for load in judged_loads(result):
-        fit = held_out_fit(result, load)
-        step_time = StepTime(
-            fit.fixed * scale, fit.per_seq * scale, fit.per_token * scale
-        )
-        out.append(
-            {
-                "offered_rps": load["offered_rps"],
-                "fraction": load["fraction_of_capacity"],
-                "measured": load["summary"],
-                "simulated": simulate_load(result, load, step_time),
-            }
-        )
-    _replayed.append((result, scale, out))
-    return out
-
-
-RERUNS = RESULTS / "reruns"
-
-
-def reruns() -> list[dict]:
-    """Further complete runs of the same code on the same machine, kept to
-    show how far the simulator's agreement carries from one run to the next
-    (results/serving/reruns/, read through evidence.read like the rest)."""
-    found = []
-    for path in sorted(RERUNS.glob("*.json")):
-        loaded = read("serving", path)
-        if loaded.data["run_status"] == "complete":
-            found.append(loaded.data)
-    return sorted(found, key=lambda r: r["identity"]["started_utc"])
-
-
-def rerun_text() -> str:
-    """What the held-out check gives on each rerun, in words."""
-    parts = []
-    for r in reruns():
-        failed = verdict(r)
-        p50_failed = [f for f in failed if f[1] != "ttft_p95_s"]
-        wrong = verdict(r, 1.5)
-        detail = "; ".join(
-            f"{key[:4].upper()} {key[5:8]} at {load:.0f} req/s measured "
-            f"{m * 1e3:.1f} ms, simulated {s_ * 1e3:.1f} ms"
-            for load, key, m, s_ in failed
-        )
-        parts.append(
-            f"the run of commit `{r['identity']['commit'][:7]}` fails "
-            f"{len(failed)} of {len(replay(r)) * len(COMPARED)} comparisons"
-            + (f" ({detail})" if detail else "")
-            + f", {len(p50_failed)} of them on a p50, and the x1.5 model fails "
-            f"{len(wrong)}"
-        )
-    return "; ".join(parts) if parts else "no rerun is recorded yet"
-
-
-def errors(result: dict, scale: float = 1.0) -> list[float]:
-    """Relative error of every comparison, simulated against measured."""
     return [
-        abs(row["simulated"][key] - row["measured"][key]) / row["measured"][key]
-        for row in replay(result, scale)
-        for key in COMPARED
+        {**m, "prompt_tokens": q["prompt_tokens"]}
+        for q, m in zip(requests, out, strict=True)
     ]
 
 
-def worst_error(result: dict, scale: float = 1.0) -> float:
-    return max(errors(result, scale))
+_replayed: dict[tuple, list[dict]] = {}
 
 
-def least_error(result: dict, scale: float = 1.0) -> float:
-    """Per judged load, its largest error; the smallest of those: how close
-    the model came to passing its best load."""
-    per_load = len(COMPARED)
-    e = errors(result, scale)
-    return min(max(e[i : i + per_load]) for i in range(0, len(e), per_load))
+def replay(scale: float = 1.0, model: str = "fitted", runs_=None) -> list[dict]:
+    """For each judged share of capacity: the engine's requests of every
+    run pooled, against the simulator's for the same loads, each load
+    predicted by a model fitted to its own run's other loads."""
+    if runs_ is None and (kept := stored(scale, model)) is not None:
+        return kept  # the build reads results/serving/check/
+    runs_ = runs() if runs_ is None else runs_
+    key = (tuple(id(r) for r in runs_), scale, model)
+    if key not in _replayed:
+        out = []
+        for fraction in judged_fractions(runs_[0]):
+            engine, simulated = [], []
+            for result in runs_:
+                for load in result["loads"]:
+                    if load["fraction_of_capacity"] == fraction:
+                        engine += rows(load["requests"])
+                        cost = step_cost(result, load, model, scale)
+                        simulated += simulated_requests(result, load, cost)
+            out.append(
+                {
+                    "fraction": fraction,
+                    "requests": len(engine),
+                    "measured": latency_summary(engine),
+                    "simulated": latency_summary(simulated),
+                }
+            )
+        _replayed[key] = out
+    return _replayed[key]
 
 
-def verdict(result: dict, scale: float = 1.0) -> list[tuple]:
-    """(load, latency, measured, simulated) for every comparison that fails."""
-    return [
-        (row["offered_rps"], key, row["measured"][key], row["simulated"][key])
-        for row in replay(result, scale)
+def errors(scale: float = 1.0, model: str = "fitted", runs_=None) -> dict:
+    """Relative error of every judged comparison, by quantity."""
+    return {
+        key: [
+            abs(row["simulated"][key] / row["measured"][key] - 1)
+            for row in replay(scale, model, runs_)
+            if judged(row["fraction"], key)
+        ]
         for key in COMPARED
-        if not agrees(row["measured"][key], row["simulated"][key], key)
+    }
+
+
+def tolerance(key: str, runs_=None) -> float:
+    """The band of one quantity: its noise floor plus MARGIN."""
+    return max(errors(1.0, "own-steps", runs_)[key]) + MARGIN
+
+
+def agrees(measured: float, simulated: float, band: float, key: str) -> bool:
+    floor = FLOOR_S if key.endswith("_s") else 0.0
+    return abs(simulated - measured) <= max(band * measured, floor)
+
+
+def verdict(scale=1.0, model="fitted", runs_=None) -> list[tuple]:
+    """(share of capacity, quantity, measured, simulated) for every judged
+    comparison outside its band."""
+    bands = {key: tolerance(key, runs_) for key in COMPARED}
+    return [
+        (row["fraction"], key, row["measured"][key], row["simulated"][key])
+        for row in replay(scale, model, runs_)
+        for key in COMPARED
+        if judged(row["fraction"], key)
+        and not agrees(row["measured"][key], row["simulated"][key], bands[key], key)
     ]
 
 
 # --8<-- [end:replay]
+
+
+#: The replays the pages show, computed once from the runs and committed
+#: (python -m scripts.serving.check), so a site build simulates none of
+#: them; the test recomputes the file and requires it equal.
+CHECK = RESULTS / "check" / "replays.json"
+STORED = (("fitted", 1.0), ("own-steps", 1.0), ("fitted", 1.5), ("prefill-blind", 1.0))
+
+
+def run_ids() -> list[str]:
+    """What the stored check was computed from: the newest run, by its start
+    and commit, and the names of the rerun files (none of them read)."""
+    first = newest()
+    if first is None:
+        return []
+    ident = first["identity"]
+    return [f"{ident['started_utc']} {ident['commit']}"] + [
+        p.name for p in sorted(RERUNS.glob("*.json"))
+    ]
+
+
+def check_record() -> dict:
+    """What CHECK holds: the runs it was computed from, each replay, and the
+    facts about the runs that would otherwise need all of them read."""
+    pooled = runs()
+    return {
+        "runs": run_ids(),
+        "pooled_runs": len(pooled),
+        "level_drift": level_drift(pooled),
+        "replays": [
+            {"model": m, "scale": k, "rows": replay(k, m, pooled)} for m, k in STORED
+        ],
+    }
+
+
+def check_data() -> dict:
+    """The stored check if it is current, else the same record computed."""
+    if CHECK.exists():
+        key = (CHECK, CHECK.stat().st_mtime_ns)
+        if key not in _check:
+            _check[key] = _read_check(CHECK)
+        if _check[key]["runs"] == run_ids():
+            return _check[key]
+    return check_record()
+
+
+def stored(scale: float, model: str):
+    """A replay from CHECK if it is current and holds it, else None."""
+    if not CHECK.exists():
+        return None
+    key = (CHECK, CHECK.stat().st_mtime_ns)
+    if key not in _check:
+        _check[key] = _read_check(CHECK)
+    data = _check[key]
+    if data["runs"] != run_ids():
+        return None
+    for entry in data["replays"]:
+        if entry["model"] == model and entry["scale"] == scale:
+            return entry["rows"]
+    return None
+
+
+_check: dict[tuple, dict] = {}
+
+
+def _read_check(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert isinstance(data["runs"], list) and isinstance(data["replays"], list)
+        assert isinstance(data["pooled_runs"], int)
+        assert isinstance(data["level_drift"], float)
+        for entry in data["replays"]:
+            assert {"model", "scale", "rows"} <= set(entry)
+            for row in entry["rows"]:
+                assert {"fraction", "requests", "measured", "simulated"} <= set(row)
+    except (OSError, ValueError, KeyError, TypeError, AssertionError) as err:
+        raise ValueError(f"{path.name}: not a serving check file ({err!r})") from None
+    return data
 
 
 def _ms(seconds: float | None) -> str:
@@ -278,7 +425,7 @@ def load_table() -> str:
             f"| {s['realised_rps']:.0f} | {queue} | {_ms(s['ttft_p50_s'])} "
             f"| {_ms(s['ttft_p95_s'])} | {_ms(s['tpot_p50_s'])} "
             f"| {_ms(s['itl_p95_s'])} | {_ms(s['e2e_p95_s'])} "
-            f"| {s['goodput_rps']:.0f} ({s['slo_attainment']:.0%}) |"
+            f"| {s['goodput_rps']:.0f} ({s['slo_attainment']:.1%}) |"
         )
     lines += ["", footnote(result)]
     return "\n".join(lines)
@@ -299,27 +446,47 @@ def step_model_text() -> str:
     )
 
 
+def _value(key: str, x: float) -> str:
+    return f"{x:.2f}" if key == "prefill_premium" else _ms(x)
+
+
+def _label(key: str) -> str:
+    if key == "prefill_premium":
+        return "prefill premium"
+    return f"{key[:4].upper()} {key[5:8]}"
+
+
 def replay_table() -> str:
-    """Measured against simulated, each judged load predicted by a fit to
-    the other loads; and the deliberately wrong model (step time x1.5)."""
-    result = newest()
-    if result is None:
+    """Measured against simulated, every run pooled, for each judged
+    comparison: the fitted model, the noise floor, and two known-wrong
+    models (step time x1.5, prefill tokens priced at zero)."""
+    if newest() is None:
         return "*Not measured yet.*"
+    models = (
+        ("fitted", 1.0),
+        ("own-steps", 1.0),
+        ("fitted", 1.5),
+        ("prefill-blind", 1.0),
+    )
     lines = [
-        "| offered (req/s) | latency | measured | simulated (held out) "
-        "| within tolerance | step time x1.5 | within tolerance |",
-        "| ---: | --- | ---: | ---: | :---: | ---: | :---: |",
+        "| share of capacity | quantity | measured | band | simulated "
+        "| own step times | step time x1.5 | prefill priced at zero |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    wrong = {row["offered_rps"]: row for row in replay(result, 1.5)}
-    for row in replay(result):
-        bad = wrong[row["offered_rps"]]
+    replays = [replay(scale, model) for model, scale in models]
+    for i, row in enumerate(replays[0]):
         for key in COMPARED:
-            m, s, w = row["measured"][key], row["simulated"][key], bad["simulated"][key]
+            if not judged(row["fraction"], key):
+                continue
+            m, band = row["measured"][key], tolerance(key)
+            cells = []
+            for rep in replays:
+                x = rep[i]["simulated"][key]
+                mark = "" if agrees(m, x, band, key) else " **no**"
+                cells.append(_value(key, x) + mark)
             lines.append(
-                f"| {row['offered_rps']:.0f} ({row['fraction']:.0%}) "
-                f"| {key[:4].upper()} {key[5:8]} | {_ms(m)} | {_ms(s)} "
-                f"| {'yes' if agrees(m, s, key) else '**no**'} | {_ms(w)} "
-                f"| {'yes' if agrees(m, w, key) else '**no**'} |"
+                f"| {row['fraction']:.0%} | {_label(key)} | {_value(key, m)} "
+                f"| ±{band:.0%} | " + " | ".join(cells) + " |"
             )
     return "\n".join(lines)
 
@@ -340,67 +507,6 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def mechanism_table(which: str) -> str:
-    """The committed run's with/without comparison for one mechanism."""
-    result = newest()
-    if result is None or "mechanisms" not in result:
-        return "*Not measured yet: run `python -m scripts.serving`.*"
-    m = result["mechanisms"][which]
-    if which in ("chunked_prefill", "prefix_caching"):
-        label = (
-            f"token budget {m['token_budget']}"
-            if which == "chunked_prefill"
-            else "prefix cache"
-        )
-        lines = [
-            "| engine | TTFT p50 | TTFT p95 | ITL p50 | ITL p95 | ITL p99 "
-            "| prefix hit rate |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for name, title in (("without", "without"), ("with", f"with {label}")):
-            s = m[name]
-            lines.append(
-                f"| {title} | {_ms(s['ttft_p50_s'])} | {_ms(s['ttft_p95_s'])} "
-                f"| {_ms(s['itl_p50_s'])} | {_ms(s['itl_p95_s'])} "
-                f"| {_ms(s['itl_p99_s'])} | {_pct(s['prefix_hit_rate'])} |"
-            )
-    elif which == "watermark":
-        lines = [
-            "| admission | preemptions | recomputed tokens | prompt tokens "
-            "| CPU time |",
-            "| --- | ---: | ---: | ---: | ---: |",
-        ]
-        for name, title in (
-            ("without", "no watermark"),
-            ("with", f"watermark {m['fraction']:.0%} of the pool"),
-        ):
-            s = m[name]
-            lines.append(
-                f"| {title} | {s['preemptions']} | {s['recomputed_tokens']:,} "
-                f"| {s['prompt_tokens']:,} | {_ms(s['seconds'])} |"
-            )
-    elif which == "speculative":
-        lines = [
-            "| decoding | steps | output tokens | tokens per step (batch) | acceptance "
-            "| CPU time |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for name, title in (
-            ("without", "one token per step"),
-            ("with", f"n-gram draft of {m['draft_tokens']}"),
-        ):
-            s = m[name]
-            rate = _pct(s["accepted"] / s["proposed"]) if s["proposed"] else "-"
-            lines.append(
-                f"| {title} | {s['steps']:,} | {s['output_tokens']:,} "
-                f"| {s['output_tokens'] / s['steps']:.2f} | {rate} "
-                f"| {_ms(s['seconds'])} |"
-            )
-    else:
-        raise ValueError(f"which must name a mechanism, got {which!r}")
-    return "\n".join([*lines, "", footnote(result)])
-
-
 def facts() -> dict[str, str]:
     """Every value the pages state about the committed run, by name."""
     result = newest()
@@ -408,7 +514,6 @@ def facts() -> dict[str, str]:
         return {}
     s = result["settings"]
     loads = result["loads"]
-    judged = claimed(result)
     out = {
         "device": device_label(result),
         "requests": str(s["requests_per_load"]),
@@ -426,52 +531,107 @@ def facts() -> dict[str, str]:
             max(x["summary"]["output_tokens_per_s"] for x in loads)
         ),
         "step_model": step_model_text(),
-        "tolerance": ", ".join(
-            f"{key[:4].upper()} {key[5:8]} {tol:.0%}" for key, tol in TOLERANCE.items()
-        )
-        + f" (or {FLOOR_S * 1e6:g} µs, whichever is larger)",
-        "judged": ", ".join(f"{x:.0f}" for x in judged) + " req/s",
-        "judged_band": f"{JUDGED[0]:.0%} to {JUDGED[1]:.0%}",
-        "fitted_failures": str(len(verdict(result))),
-        "reruns": rerun_text(),
-        "fitted_worst": _pct(worst_error(result, 1.0)),
-        "wrong_least": _pct(least_error(result, 1.5)),
-        "wrong_failures": str(len(verdict(result, 1.5))),
-        "comparisons": str(len(judged) * len(COMPARED)),
         "saturated": ", ".join(
             f"{x['offered_rps']:.0f}" for x in loads if x["summary"]["saturated"]
         )
         or "none",
+        "interpolation_gap": _pct(interpolation_gap(result)),
     }
-    mech = result.get("mechanisms")
-    if mech:
-        c, p = mech["chunked_prefill"], mech["prefix_caching"]
-        w, sp = mech["watermark"], mech["speculative"]
-        out.update(
-            {
-                "chunk_budget": str(c["token_budget"]),
-                "itl_p99_without": _ms(c["without"]["itl_p99_s"]),
-                "itl_p99_with": _ms(c["with"]["itl_p99_s"]),
-                "chunk_ttft_p50_without": _ms(c["without"]["ttft_p50_s"]),
-                "chunk_ttft_p50_with": _ms(c["with"]["ttft_p50_s"]),
-                "prefix_tokens": str(p["shared_prefix_tokens"]),
-                "prefix_hit_rate": _pct(p["with"]["prefix_hit_rate"]),
-                "prefix_ttft_p50_without": _ms(p["without"]["ttft_p50_s"]),
-                "prefix_ttft_p50_with": _ms(p["with"]["ttft_p50_s"]),
-                "watermark_preemptions_without": str(w["without"]["preemptions"]),
-                "watermark_preemptions_with": str(w["with"]["preemptions"]),
-                "spec_acceptance": _pct(sp["with"]["accepted"] / sp["with"]["proposed"])
-                if sp["with"]["proposed"]
-                else "0%",
-                "spec_tokens_per_step": "{:.2f}".format(
-                    sp["with"]["output_tokens"] / sp["with"]["steps"]
-                ),
-                "spec_time_ratio": "{:.2f}".format(
-                    sp["with"]["seconds"] / sp["without"]["seconds"]
-                ),
-            }
-        )
+    return out | check_facts()
+
+
+def check_facts() -> dict[str, str]:
+    """What the pages state about the simulator check, all runs pooled."""
+    data = check_data()
+    fitted, wrong = verdict(), verdict(1.5)
+    blind = verdict(1.0, "prefill-blind")
+    count = sum(1 for row in replay() for k in COMPARED if judged(row["fraction"], k))
+    lo, hi = PASSING_SCALES
+    return {
+        "tolerance": ", ".join(
+            f"{_label(key)} ±{tolerance(key):.0%}" for key in COMPARED
+        ),
+        "noise_floor": ", ".join(
+            f"{_label(key)} {max(errors(1.0, 'own-steps')[key]):.0%}"
+            for key in COMPARED
+        ),
+        "margin": f"{MARGIN * 100:.0f} percentage points",
+        "floor_us": f"{FLOOR_S * 1e6:g} µs",
+        "judged_band": "{:.0%} to {:.0%}".format(*JUDGED["ttft_p50_s"]),
+        "premium_band": "{:.0%} to {:.0%}".format(*JUDGED["prefill_premium"]),
+        "long_prompt": str(LONG_PROMPT),
+        "runs": str(data["pooled_runs"]),
+        "pooled_requests": f"{replay()[0]['requests']:,}",
+        "comparisons": str(count),
+        "fitted_failures": str(len(fitted)),
+        "fitted_worst": _pct(max(max(v) for v in errors().values())),
+        "wrong_failures": str(len(wrong)),
+        "blind_failures": str(len(blind)),
+        "blind_premium": ", ".join(
+            f"{s_:.2f} against {m:.2f}"
+            for _, k, m, s_ in blind
+            if k == "prefill_premium"
+        ),
+        "level_drift": _pct(data["level_drift"]),
+        "passing_scales": (
+            f"{lo:.2f} to {hi:.2f}"
+            if lo < hi
+            else f"{lo:.2f} alone ({lo - SCALE_STEP:.2f} and {hi + SCALE_STEP:.2f} "
+            "each fail)"
+        ),
+        "scale_step": f"{SCALE_STEP:.2f}",
+    }
+
+
+#: The scale factors on the fitted step time that pass every judged
+#: comparison, in steps of SCALE_STEP (the test checks both edges pass and
+#: that one step beyond each fails).
+PASSING_SCALES = (1.0, 1.0)
+SCALE_STEP = 0.02
+
+
+def level_drift(runs_=None) -> float:
+    """How far the CPU's speed wandered between the loads of one run: the
+    largest gap between a judged load's own mean step time and what the
+    fit to its run's other loads predicts for the same steps."""
+    out = 0.0
+    for result in runs() if runs_ is None else runs_:
+        for load in judged_loads(result):
+            others = [
+                s for x in result["loads"] if x is not load for s in rows(x["steps"])
+            ]
+            fit = fit_step_time(others)
+            ratio = level(load, lambda n, p, d, f=fit: f(n, p + d))
+            out = max(out, abs(ratio - 1))
     return out
+
+
+def linear_percentile(values: list[float], q: float) -> float:
+    """numpy's default percentile (linear between the closest ranks), the
+    estimator vLLM's benchmark reports."""
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q / 100
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def interpolation_gap(result: dict) -> float:
+    """The largest relative gap, over the load table's TTFT, TPOT and ITL
+    percentiles, between nearest rank (the tables) and linear interpolation."""
+    gap = 0.0
+    for load in result["loads"]:
+        r = load["requests"]
+        series = (
+            r["ttft"],
+            [t for t in r["tpot"] if t is not None],
+            [g for gaps in r["itl"] for g in gaps],
+        )
+        for values in series:
+            for q in (50, 95, 99):
+                near = percentile(values, q)
+                gap = max(gap, abs(linear_percentile(values, q) - near) / near)
+    return gap
 
 
 # --8<-- [start:plot]

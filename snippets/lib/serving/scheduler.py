@@ -39,6 +39,8 @@ class Sequence:
     draft: list[int] = field(default_factory=list)
     registered: int = 0  # leading blocks already in the prefix cache
     prefix_hit_tokens: int = 0
+    recomputed: int = 0  # tokens fed again after its preemptions
+    verified: list = field(default_factory=list)  # (proposed, accepted) per decode
     rng: object = None  # a random.Random for sampling, or None for greedy
 
     @property
@@ -240,6 +242,7 @@ class Scheduler:
             seq.blocks = [self.allocator.share(k, seq.seq_id) for k in keys]
             seq.cached = seq.registered = len(keys) * self.block_size
             if seq.preemptions:
+                seq.recomputed += len(seq.tokens) - seq.cached
                 self.recomputed_tokens += len(seq.tokens) - seq.cached
             else:
                 self.prompt_tokens += len(seq.prompt)
@@ -276,6 +279,8 @@ class Scheduler:
                 accepted += 1
             self.proposed += len(seq.draft)
             self.accepted += accepted
+            if seq.cached == known - 1:  # a decode step: the draft was verified
+                seq.verified.append((len(seq.draft), accepted))
             new = seq.draft[:accepted] + [predicted[accepted]]
             seq.cached = known + accepted  # rejected drafts' keys are left behind
             seq.output.extend(new)

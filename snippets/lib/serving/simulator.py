@@ -134,16 +134,23 @@ def simulate(
     num_blocks,
     token_budget=None,
     watermark=0.0,
+    step_cost=None,
 ):
     """Serve `requests` (dicts with arrival, prompt_tokens, output_tokens)
     on a simulated clock; returns one metrics dict per request. (Prefix
     caching and drafts depend on the tokens' values, which the simulator
-    does not have: it models neither.)"""
+    does not have: it models neither.) step_cost: instead of step_time, a
+    function (seqs, prefill_tokens, decode_tokens) -> seconds, for models
+    that price the two kinds of token apart."""
     clock = SimClock()
 
     def step(batch):
         fed = sum(s.chunk for s in batch)
-        clock.t += step_time(len(batch), fed)
+        if step_cost is None:
+            clock.t += step_time(len(batch), fed)
+        else:
+            decode = sum(s.cached == len(s.tokens) - 1 for s in batch)
+            clock.t += step_cost(len(batch), fed - decode, decode)
         return [[0] for _ in batch]  # a token's value never changes the schedule
 
     seqs = [

@@ -53,3 +53,15 @@ def test_the_schema_rejects_a_result_without_a_device_name():
             },
             "x.json",
         )
+
+
+def test_one_load_prompt_in_four_is_long():
+    profile = loadgen.PROFILES["quick"]
+    every, (lo, hi) = profile["long_prompts"]
+    prompts = loadgen.load_prompts(40, profile, seed=3)
+    assert prompts == loadgen.load_prompts(40, profile, seed=3)
+    for i, p in enumerate(prompts):
+        if i % every == 0:
+            assert lo <= len(p) <= hi
+        else:
+            assert len(p) <= profile["prompt_chars"][1] < lo

@@ -99,11 +99,39 @@ CONFIGS = {
 }
 
 
+@torch.no_grad()
+def dense_kv(model, tokens):
+    """Keys and values of every layer for `tokens`, from a plain causal
+    forward of the whole sequence: (layers, tokens, heads, head width)."""
+    x = model.token_embedding(torch.tensor([tokens]))
+    x = x + model.position_embedding(torch.arange(len(tokens)))
+    keys, values = [], []
+    for block in model.blocks:
+        _, k, v = block.attention.qkv(block.norm1(x)).split(x.shape[-1], -1)
+        keys.append(k[0].view(len(tokens), block.attention.heads, -1))
+        values.append(v[0].view(len(tokens), block.attention.heads, -1))
+        x = block(x)
+    return torch.stack(keys), torch.stack(values)
+
+
+def assert_registered_kv_is_dense(engine):
+    """Every block still in the prefix cache holds the keys and values a
+    dense forward of its key gives at the key's last block_size positions."""
+    pool, size = engine.scheduler.allocator, engine.block_size
+    assert pool.key_of, "nothing was registered"
+    for block, key in pool.key_of.items():
+        k, v = dense_kv(engine.model, list(key))
+        torch.testing.assert_close(engine.k_pool[:, block], k[:, -size:])
+        torch.testing.assert_close(engine.v_pool[:, block], v[:, -size:])
+
+
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_token_ids_match_the_reference(name, reference):
     engine = checked_engine(**CONFIGS[name])
     assert served(engine) == reference
     sched = engine.scheduler
+    if CONFIGS[name].get("prefix_caching"):
+        assert_registered_kv_is_dense(engine)
     if name.endswith("-dry"):
         assert sched.preemptions > 0, "the pool was meant to run dry"
     if "prefix" in name or name == "all-dry":
@@ -126,6 +154,99 @@ def test_a_wrong_draft_is_rejected_and_the_output_stays_the_models(reference):
     assert served(engine) == reference
     sched = engine.scheduler
     assert sched.proposed > 300 and sched.accepted / sched.proposed < 0.05
+
+
+# Two prompts whose full blocks agree up to the last position of one block
+# (" abc" against " abd" at block size 4, the ninth block): a content key
+# that left out a block's last token would hand the second the first's block.
+LAST_TOKEN_PAIR = [SHARED + "abc!", SHARED + "abd!", SHARED + "abc?"]
+
+
+def test_blocks_that_differ_only_in_their_last_token_are_not_shared():
+    from snippets.lib.serving.scheduler import StepClock
+
+    prompts = LAST_TOKEN_PAIR
+    expected = reference_ids(CHECKPOINT, prompts, 12)
+    engine = checked_engine(
+        max_batch=3, block_size=4, num_blocks=64, prefix_caching=True
+    )
+    clock, checked_step = StepClock(), engine.step
+
+    def step(batch):  # one second per step
+        clock.t += 1.0
+        return checked_step(batch)
+
+    engine.step = step
+    # Each prompt arrives after the one before was fed, while it still runs.
+    seqs = engine.sequences(prompts, 12, arrivals=[0.0, 3.0, 6.0])
+    done = engine.run(seqs, clock=clock)
+    assert [s.output for s in done] == expected
+    # The third shares nine blocks with the first (its ninth is " abc");
+    # the second shares only the eight blocks of SHARED.
+    assert [s.prefix_hit_tokens for s in done] == [0, 32, 36]
+    assert_registered_kv_is_dense(engine)
+
+
+def oracle(reference, kind):
+    """A draft that knows the reference output: `right` proposes the next k
+    true tokens, `wrong` k tokens that each differ from the truth, `short`
+    fewer than k (one true token), `long` k + 3 true tokens (the scheduler
+    must cut it to k)."""
+    truth = {tuple(p): out for p, out in reference.items()}
+
+    def draft(seq, k):
+        out = truth[tuple(seq.prompt)]
+        at = len(seq.output)
+        if kind == "right":
+            return out[at : at + k]
+        if kind == "wrong":
+            return [(t + 1) % 256 for t in out[at : at + k]]
+        if kind == "short":
+            return out[at : at + 1]
+        return out[at : at + k + 3]
+
+    return draft
+
+
+@pytest.mark.parametrize("kind", ["right", "wrong", "short", "long"])
+def test_oracle_drafts(kind, reference):
+    from snippets.lib.tiny_lm.model import encode
+
+    k = 8  # the longest draft: at block size 1 every draft token needs a block
+    by_prompt = {
+        tuple(encode(p)): out for p, out in zip(PROMPTS, reference, strict=True)
+    }
+    engine = checked_engine(
+        max_batch=6,
+        block_size=1,
+        num_blocks=6 * 72,  # room for six full sequences and their drafts
+        draft=oracle(by_prompt, kind),
+        draft_tokens=k,
+    )
+    done = engine.run(engine.sequences(PROMPTS, NEW))
+    assert [s.output for s in done] == reference
+    assert engine.scheduler.preemptions == 0  # each prefill emits one token
+    steps = [step for s in done for step in s.verified]
+    proposed = sum(p for p, _ in steps)
+    accepted = sum(a for _, a in steps)
+    assert all(p <= k and a <= p for p, a in steps)
+    for s in done:  # no draft runs past the reply limit
+        # The prefill's token, unless the prompt is one token long: its
+        # prefill then counts as a decode step (it feeds the last token).
+        emitted = 0 if len(s.prompt) == 1 else 1
+        for p, a in s.verified:
+            assert p <= s.limit - emitted - 1
+            emitted += a + 1
+        assert emitted == s.limit
+    if kind == "right":
+        assert proposed > 0 and accepted == proposed
+        assert any(p == k for p, _ in steps)
+    elif kind == "wrong":
+        assert proposed > 0 and accepted == 0
+    elif kind == "short":
+        assert max(p for p, _ in steps) == 1 and accepted == proposed
+    else:
+        assert max(p for p, _ in steps) == k and accepted == proposed
 
 
 def test_sampling_matches_the_reference_under_the_same_seed(sampled_reference):
