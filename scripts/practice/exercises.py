@@ -26,6 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PRACTICE_DIR = ROOT / "practice"
+#: The grader's command as every page, starter file and ``start`` spell it.
+COMMAND = ".venv/bin/python -m scripts.practice"
+
+
+def check_command(name: str, file: str) -> str:
+    """The one spelling of "grade this file": ``COMMAND check NAME FILE``."""
+    return f"{COMMAND} check {name} {file}"
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class Exercise:
     tolerance: tuple  # ("exact",) or ("close", atol, rtol)
     hints: dict[str, str]  # failure kind -> what to look at
     deterministic: bool = False  # called twice: the bits must agree
-    forbidden: tuple[str, ...] = ()  # Triton calls the contract rules out
+    forbidden: tuple[str, ...] = ()  # what the contract rules out ("float atomics")
     find_and_fix: bool = False
 
     @property
@@ -272,7 +279,7 @@ EXERCISES: tuple[Exercise, ...] = (
             "values": "are every block's partial sums added, in one fixed order?",
         },
         deterministic=True,
-        forbidden=("atomic_add",),
+        forbidden=("float atomics",),
     ),
     Exercise(
         name="rms-norm",

@@ -1,21 +1,21 @@
 """The practice grader: a learner's kernel against its exercise's contract.
 
-``check(exercise, path)`` reads the learner's file (refusing what is not
-Python, what does not parse, what lacks the exercise's function, what calls
-a Triton operation the contract rules out), then runs it in a process of its
-own under ``TRITON_INTERPRET=1`` with a time limit (``scripts/practice/child.py``).
-The child only calls the learner's function on inputs the parent built and
-writes the tensors back; every judgement is made here, with the evaluator's
-own judging functions (``scripts.qualify.judge``): values against a float64
-reference, never-written elements found by a sentinel fill, stores past the
-end found by guard bytes, inputs changed, NaN lost, bits that differ between
-two calls. Each failing case is one line with a hint that names the likely
-mistake.
+``check(exercise, path)`` reads the learner's file (``source.py``: what is
+not Python, what does not parse, what lacks the exercise's function, what
+imports someone else's kernel), then runs it in a process of its own under
+``TRITON_INTERPRET=1`` with a time and memory limit, from the file's own
+folder (``child.py``); Ctrl-C ends that process's whole group. The child only
+calls the learner's function on inputs the parent built and writes the
+tensors back; every judgement is made here, with the evaluator's own judging
+functions (``scripts.qualify.judge``): values against a float64 reference,
+never-written elements found by a sentinel fill, stores past either end
+found by guard elements, inputs changed, NaN lost, bits that differ between
+two calls. Each failing case is one line; a hint follows only when what it
+names was seen (``hints.py``). What the file printed comes back, bounded.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import resource
@@ -23,12 +23,23 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from scripts.practice.exercises import HUGE, WINDOW, Case, Exercise, Input
+from scripts.practice.exercises import HUGE, ROOT, WINDOW, Case, Exercise, Input
+from scripts.practice.source import (  # noqa: F401  (re-exported)
+    EXIT_FAILED,
+    EXIT_PASSED,
+    EXIT_USAGE,
+    PracticeError,
+    Refused,
+    check_source,
+    read_source,
+)
 from scripts.qualify.judge import compare, mutated, never_written
 
 #: The byte every output starts as: an element still holding it was never
@@ -40,11 +51,8 @@ SENTINEL = 0x7F
 GUARD = 1024
 TIME_LIMIT_S = 120.0
 MEMORY_BYTES = 12 << 30  # address space: torch, Triton and a 2 GiB window
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-class PracticeError(Exception):
-    """What the learner must fix before the grader can run the file."""
+#: Signals that mean an address no tensor holds.
+BAD_ADDRESS = (signal.SIGSEGV, signal.SIGBUS)
 
 
 @dataclass
@@ -52,57 +60,16 @@ class Outcome:
     case: str
     passed: bool
     message: str = ""
+    ran: bool = True  # False: a crash or hang in an earlier case stopped it
 
 
-# --------------------------------------------------------------------------
-# Before running: the file itself
-# --------------------------------------------------------------------------
+@dataclass
+class Report:
+    """One check: every case's outcome and what the file printed."""
 
-
-def read_source(path: Path) -> str:
-    if not path.exists():
-        raise PracticeError(f"{path}: no such file; give the path of your .py file")
-    if not path.is_file():
-        raise PracticeError(f"{path}: not a file; give the path of your .py file")
-    raw = path.read_bytes()
-    if len(raw) > 1 << 20:
-        raise PracticeError(f"{path}: over 1 MiB; a practice solution is a page")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise PracticeError(
-            f"{path}: not a Python source file (not UTF-8 text); save it as .py text"
-        ) from None
-
-
-def check_source(exercise: Exercise, source: str, path: Path) -> None:
-    """Syntax, the function the exercise calls, and calls it rules out."""
-    try:
-        tree = ast.parse(source, filename=str(path))
-    except SyntaxError as exc:
-        raise PracticeError(
-            f"{path}:{exc.lineno}: {exc.msg}; fix the syntax and check again"
-        ) from None
-    functions = {
-        node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)
-    }
-    if exercise.function not in functions:
-        found = ", ".join(sorted(functions)) or "none"
-        raise PracticeError(
-            f"{path}: defines no top-level function {exercise.function!r} (found: "
-            f"{found}); the exercise calls {exercise.signature.split('#')[0].strip()}"
-        )
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in exercise.forbidden:
-            raise _Forbidden(node.attr, node.lineno)
-        if isinstance(node, ast.Name) and node.id in exercise.forbidden:
-            raise _Forbidden(node.id, node.lineno)
-
-
-class _Forbidden(Exception):
-    def __init__(self, name: str, line: int):
-        super().__init__(name, line)
-        self.name, self.line = name, line
+    outcomes: list[Outcome]
+    printed: str = ""
+    dropped: int = 0  # characters printed past the bound
 
 
 # --------------------------------------------------------------------------
@@ -163,7 +130,7 @@ def expected(exercise: Exercise, case: Case, bases: dict) -> torch.Tensor:
 
 
 # --------------------------------------------------------------------------
-# Running the child, judging what comes back
+# Running the child
 # --------------------------------------------------------------------------
 
 
@@ -174,37 +141,74 @@ def _limits():  # in the child, before exec
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
-def run_child(jobs: list[tuple[Path, Path]], limit_s: float) -> str | None:
+def child_command(listing: Path) -> tuple[list[str], dict]:
+    """The child's command line and environment: the repository on the
+    path (the learner's folder is the working directory, not an import
+    root: ``-P`` where Python has it)."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    env = {
+        **os.environ,
+        "TRITON_INTERPRET": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": path,
+    }
+    safe = ["-P"] if sys.version_info >= (3, 11) else []
+    return [sys.executable, *safe, "-m", "scripts.practice.child", str(listing)], env
+
+
+def run_child(
+    jobs: list[tuple[Path, Path]], limit_s: float, progress: Callable | None = None
+) -> str | None:
     """Run the learners' files, job after job, in one process (torch and
-    Triton load once); None, or why the child did not finish."""
-    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    Triton load once); None, or why the child did not finish. ``progress``
+    is called about every half second with the running case's name and its
+    seconds so far. Ctrl-C (or any exception here) ends the child's group."""
     listing = jobs[0][1].parent / f"jobs-{jobs[0][1].name}.txt"
     listing.write_text("".join(f"{path}\t{job}\n" for path, job in jobs))
-    command = [sys.executable, "-m", "scripts.practice.child", str(listing)]
+    command, env = child_command(listing)
+    marker = Path(f"{listing}.progress")
     with (jobs[0][1] / "child.log").open("wb") as log:
         process = subprocess.Popen(
-            command,
-            cwd=Path(__file__).resolve().parents[2],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=_limits,
-        )
+            command, cwd=jobs[0][0].parent, env=env, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_limits,
+        )  # fmt: skip
         try:
-            code = process.wait(timeout=limit_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return "timeout"
+            code = _wait(process, limit_s, marker, progress)
+        finally:
+            if process.poll() is None:  # a hang, Ctrl-C, or the parent's fault
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+    if code is None:
+        return "timeout"
     if code < 0:
         return f"signal {-code}"
     return None if code == 0 else f"exit {code}"
 
 
+def _wait(process, limit_s: float, marker: Path, progress) -> int | None:
+    """The child's exit code, or None past the limit."""
+    began = time.monotonic()
+    case, since = "", began
+    while True:
+        try:
+            return process.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if now - began > limit_s:
+            return None
+        current = marker.read_text() if marker.exists() else ""
+        if current != case:
+            case, since = current, now
+        if progress and case:
+            progress(case, now - since)
+
+
 def _last_case(job: Path) -> str:
     progress = job / "progress.txt"
-    return progress.read_text().strip() if progress.exists() else "(before any case)"
+    if progress.exists():
+        return f"case {progress.read_text()!r}"
+    return "importing the file"
 
 
 def _hint(exercise: Exercise, case: Case, kind: str) -> str:
@@ -231,10 +235,14 @@ GENERIC = {
     "mutated": "the inputs must come back unchanged: store only into out",
     "nondeterministic": "two calls gave different bits: is something left over "
     "from the first call, or read before it is written?",
-    "raised": "read the exception: the interpreter names the line",
-    "crash": "the process died: an address outside every tensor (a negative or "
-    "wrapped offset, an unmasked lane)",
+    "raised": "read the exception and the line it names",
+    "exit": "the function must return, not end the process (sys.exit, exit, quit)",
+    "crash": "the process died at an address outside every tensor (a negative "
+    "or wrapped offset, an unmasked lane)",
+    "died": "the process ended without a result: os._exit, a fault in native "
+    "code, or memory past the limit",
     "timeout": "a loop that never ends, or a grid far larger than the data?",
+    "not_run": "not run: the process stopped in an earlier case",
 }
 
 
@@ -245,12 +253,21 @@ def judge_case(exercise, case, bases, returned) -> Outcome:
         return Outcome(case.name, False, f"{sentence}: {_hint(exercise, case, kind)}")
 
     status = returned["status"]
+    if status == "exit":
+        return fail("exit", f"called {returned['error']}")
     if status != "ok":
-        return fail("raised", f"raised {returned['error']}")
+        where = f" at {returned['line']}" if returned.get("line") else ""
+        return fail("raised", f"raised {returned['error']}{where}")
+    if "float atomics" in exercise.forbidden:
+        floats = [(n, op) for n, op, is_float in returned["atomics"] if is_float]
+        if floats:
+            name, op = floats[0]
+            return fail("forbidden", f"a float atomic ({op}) touched {name}")
     out, guard = returned["out"], returned["out_guard"]
-    if not bool((guard[GUARD:] == SENTINEL).all()):
+    half = guard.numel() // 2
+    if not bool((guard[half:] == SENTINEL).all()):
         return fail("past_end", "wrote past the end of out")
-    if not bool((guard[:GUARD] == SENTINEL).all()):
+    if not bool((guard[:half] == SENTINEL).all()):
         return fail("before_start", "wrote before the start of out")
     if returned.get("read_past"):
         names = " and ".join(returned["read_past"])
@@ -340,54 +357,71 @@ def prepare(
     return all_bases
 
 
-def collect(
-    exercise: Exercise, job: Path, all_bases, stopped, limit_s
-) -> list[Outcome]:
+def stopped_outcome(exercise, case, stopped, limit_s, where) -> Outcome:
+    """The case a child was in when it hung, crashed or exited."""
+    if stopped == "timeout":
+        kind, why = "timeout", f"did not finish within {limit_s:g} s"
+    elif stopped in {f"signal {int(s)}" for s in BAD_ADDRESS}:
+        kind, why = "crash", f"the process died ({stopped}) in {where}"
+    else:
+        kind, why = "died", f"the process ended ({stopped or 'no result'}) in {where}"
+    return Outcome(case.name, False, f"{why}: {_hint(exercise, case, kind)}")
+
+
+def collect(exercise: Exercise, job: Path, all_bases, stopped, limit_s) -> Report:
     """Judge what the child wrote for one check."""
     from safetensors.torch import load_file
 
+    printed = job / "printed.txt"
+    shown = json.loads(printed.read_text()) if printed.exists() else {}
+    report = Report([], shown.get("text", ""), shown.get("dropped", 0))
     fatal = job / "fatal.json"
     if fatal.exists():  # the file did not import, or lacks the function
-        error = json.loads(fatal.read_text())["error"]
-        return [Outcome("import", False, f"importing the file raised {error}")]
-    outcomes = []
+        error = json.loads(fatal.read_text())
+        where = f" at {error['line']}" if error.get("line") else ""
+        verb = "called" if error["status"] == "exit" else "raised"
+        message = f"importing the file {verb} {error['error']}{where}"
+        report.outcomes.append(Outcome("import", False, message))
+        return report
+    stopped_at = None
     for index, case in enumerate(exercise.cases):
         result = job / f"out{index}.json"
-        if not result.exists():
-            if stopped == "timeout":
-                kind, why = "timeout", f"did not finish within {limit_s:g} s"
-            else:
-                kind = "crash"
-                why = (
-                    f"the process died ({stopped or 'no result'}) in {_last_case(job)}"
-                )
-            outcomes.append(
-                Outcome(case.name, False, f"{why}: {_hint(exercise, case, kind)}")
+        if stopped_at is not None:
+            report.outcomes.append(
+                Outcome(case.name, False, GENERIC["not_run"], ran=False)
             )
-            break
-        returned = json.loads(result.read_text())
-        if returned["status"] == "ok":
-            returned.update(load_file(str(job / f"out{index}.safetensors")))
-        outcomes.append(judge_case(exercise, case, all_bases[index], returned))
-    return outcomes
+        elif not result.exists():
+            where = _last_case(job)
+            outcome = stopped_outcome(exercise, case, stopped, limit_s, where)
+            report.outcomes.append(outcome)
+            stopped_at = index
+        else:
+            returned = json.loads(result.read_text())
+            if returned["status"] == "ok":
+                returned.update(load_file(str(job / f"out{index}.safetensors")))
+            outcome = judge_case(exercise, case, all_bases[index], returned)
+            report.outcomes.append(outcome)
+    return report
 
 
-def static_outcome(exercise: Exercise, path: Path) -> list[Outcome] | None:
-    """A contract breach found in the source, or None; PracticeError for a
-    file that cannot be run at all."""
+def static_outcome(exercise: Exercise, path: Path) -> Report | None:
+    """A refusal found in the source, or None; PracticeError for a file
+    that cannot be run at all."""
     source = read_source(path)
     try:
         check_source(exercise, source, path)
-    except _Forbidden as found:
-        why = exercise.hints.get("forbidden", "")
-        return [
-            Outcome(
-                "contract",
-                False,
-                f"line {found.line} uses {found.name}, which this exercise rules "
-                f"out: {why}".rstrip(": "),
-            )
-        ]
+    except Refused as found:
+        return Report(
+            [
+                Outcome(
+                    "contract",
+                    False,
+                    f"line {found.line} imports {found.what}, a module of this "
+                    "repository: a pass must be your own kernel, not the course's, "
+                    "a folded solution or the grader's reference",
+                )
+            ]
+        )
     return None
 
 
@@ -396,11 +430,13 @@ def check_many(
     seed: int = 0,
     limit_s: float = TIME_LIMIT_S,
     accesses: dict | None = None,
-) -> list[list[Outcome] | PracticeError]:
+    progress: Callable | None = None,
+) -> list[Report | PracticeError]:
     """Several checks in as few processes as possible: one child runs them in
     turn; if one crashes or hangs, the rest go on in a new child. With
     ``accesses`` (a dict), the first case of each check is also watched and
-    its loads and stores described, under the check's index."""
+    its loads and stores described, under the check's index. ``progress``:
+    see :func:`run_child`."""
     results: list = [None] * len(checks)
     with tempfile.TemporaryDirectory(prefix="practice-") as folder:
         pending = []
@@ -414,17 +450,11 @@ def check_many(
                 results[index] = early
                 continue
             job = Path(folder) / f"job{index}"
-            pending.append(
-                (
-                    index,
-                    exercise,
-                    path.resolve(),
-                    job,
-                    prepare(exercise, path, job, seed, accesses is not None),
-                )
-            )
+            bases = prepare(exercise, path, job, seed, accesses is not None)
+            pending.append((index, exercise, path.resolve(), job, bases))
         while pending:
-            stopped = run_child([(p, j) for _, _, p, j, _ in pending], limit_s)
+            jobs = [(p, j) for _, _, p, j, _ in pending]
+            stopped = run_child(jobs, limit_s, progress)
             done = []
             for item in pending:
                 index, exercise, path, job, bases = item
@@ -444,11 +474,11 @@ def check_many(
 
 def check(exercise: Exercise, path: Path, seed: int = 0,
           limit_s: float = TIME_LIMIT_S, accesses: dict | None = None,
-          ) -> list[Outcome]:  # fmt: skip
-    """Every case's outcome; PracticeError for a file that cannot be run.
-    ``accesses``: a dict that receives the first case's access description
-    under key 0."""
-    (result,) = check_many([(exercise, path)], seed, limit_s, accesses)
+          progress: Callable | None = None) -> Report:  # fmt: skip
+    """Every case's outcome and what the file printed; PracticeError for a
+    file that cannot be run. ``accesses``: a dict that receives the first
+    case's access description under key 0."""
+    (result,) = check_many([(exercise, path)], seed, limit_s, accesses, progress)
     if isinstance(result, PracticeError):
         raise result
     return result

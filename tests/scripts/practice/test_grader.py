@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scripts.practice.exercises import BY_NAME, EXERCISES
-from scripts.practice.grader import Outcome, PracticeError, check, check_many
+from scripts.practice.grader import PracticeError, check, check_many
 from tests.helpers.shared import once_per_session
 
 #: What each wrong attempt's failure must say (a phrase of its hint).
@@ -26,7 +26,7 @@ EXPECTED_HINT = {
     "row_softmax/wrong_no_max": "subtract the row's max",
     "reduce_sum_two_pass/wrong_adds_onto_out": "not added onto zero",
     "reduce_sum_two_pass/wrong_first_block_only": "every block's partial sums",
-    "reduce_sum_deterministic/wrong_float_atomics": "uses atomic_add",
+    "reduce_sum_deterministic/wrong_float_atomics": "a float atomic (fadd) touched out",
     "reduce_sum_deterministic/wrong_unmasked_tail": "read past the end",
     "rms_norm/wrong_divides_by_block": "not by the block size",
     "rms_norm/wrong_no_weight": "then multiplied by w",
@@ -64,7 +64,7 @@ def graded(tmp_path_factory):
         results = check_many(checks)
         return {
             f"{path.parent.name}/{path.stem}": [
-                [o.case, o.passed, o.message] for o in result
+                [o.case, o.passed, o.message] for o in result.outcomes
             ]
             for (_, path), result in zip(checks, results, strict=True)
         }
@@ -132,16 +132,6 @@ def test_a_file_that_cannot_run_is_one_line_saying_what_to_fix(
         check(BY_NAME["vector-add"], tmp_path / "missing.py")
 
 
-def test_a_hanging_kernel_is_stopped_and_named(tmp_path):
-    path = tmp_path / "hangs.py"
-    path.write_text("import time\n\ndef vector_add(x, y, out):\n    time.sleep(60)\n")
-    # The limit counts the child's imports too; any limit shows the message.
-    (first, *_) = check(BY_NAME["vector-add"], path, limit_s=4)
-    assert isinstance(first, Outcome) and not first.passed
-    assert first.message.startswith("did not finish within 4 s")
-    assert "a loop that never ends" in first.message
-
-
 def test_a_kernel_that_masks_its_store_but_not_its_load_is_caught(tmp_path):
     # Its output is right under the interpreter; on a GPU the load past the
     # end reads a neighbour's bytes or faults. The guards catch the read.
@@ -152,6 +142,6 @@ def test_a_kernel_that_masks_its_store_but_not_its_load_is_caught(tmp_path):
             "x = tl.load(x_ptr + offs, mask=mask)", "x = tl.load(x_ptr + offs)"
         )
     )
-    outcomes = check(BY_NAME["fix-missing-mask"], path)
+    outcomes = check(BY_NAME["fix-missing-mask"], path).outcomes
     failed = [o.message for o in outcomes if not o.passed]
     assert failed and all(m.startswith("a load read past the end of x") for m in failed)

@@ -15,6 +15,11 @@ def test_list_shows_every_exercise(capsys):
     assert any("find and fix" in line for line in lines)
 
 
+def test_a_name_may_be_spelt_with_underscores(tmp_path):
+    assert cli.main(["start", "vector_add", str(tmp_path)]) == EXIT_PASSED
+    assert (tmp_path / "vector_add.py").exists()
+
+
 def test_start_copies_the_starter_and_never_overwrites(tmp_path, capsys):
     assert cli.main(["start", "vector-add", str(tmp_path)]) == EXIT_PASSED
     copy = tmp_path / "vector_add.py"
@@ -29,6 +34,8 @@ def test_start_copies_the_starter_and_never_overwrites(tmp_path, capsys):
     "argv, message",
     [
         (["check", "vector-ad", "x.py"], "no exercise 'vector-ad' (did you mean"),
+        (["check", "vectr_add", "x.py"], "(did you mean vector-add"),
+        (["check", "vector_add", "missing.py"], "missing.py: no such file"),
         (["start", "nope"], "no exercise 'nope'"),
         (["check"], "the following arguments are required"),
         (["frobnicate"], "invalid choice"),
