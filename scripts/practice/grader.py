@@ -31,6 +31,8 @@ from pathlib import Path
 import torch
 
 from scripts.practice.exercises import HUGE, ROOT, WINDOW, Case, Exercise, Input
+from scripts.practice.hints import Failure, hint_for, seen
+from scripts.practice.hints import unwritten as unwritten_at
 from scripts.practice.source import (  # noqa: F401  (re-exported)
     EXIT_FAILED,
     EXIT_PASSED,
@@ -38,6 +40,7 @@ from scripts.practice.source import (  # noqa: F401  (re-exported)
     PracticeError,
     Refused,
     check_source,
+    mask_facts,
     read_source,
 )
 from scripts.qualify.judge import compare, mutated, never_written
@@ -53,6 +56,7 @@ TIME_LIMIT_S = 120.0
 MEMORY_BYTES = 12 << 30  # address space: torch, Triton and a 2 GiB window
 #: Signals that mean an address no tensor holds.
 BAD_ADDRESS = (signal.SIGSEGV, signal.SIGBUS)
+NOT_RUN = "not run: the process stopped in an earlier case"
 
 
 @dataclass
@@ -61,6 +65,7 @@ class Outcome:
     passed: bool
     message: str = ""
     ran: bool = True  # False: a crash or hang in an earlier case stopped it
+    hint: str = ""  # the condition whose hint the message carries, if any
 
 
 @dataclass
@@ -119,13 +124,15 @@ def build_case(case: Case, seed: int) -> dict[str, torch.Tensor]:
     return {spec.name: draw(spec, generator) for spec in case.inputs}
 
 
+def inputs64(case: Case, bases: dict) -> list[torch.Tensor]:
+    """The inputs as the learner's function saw them, in float64. A window's
+    is the window itself: the 2 GiB tensor it sits in exists only in the
+    child."""
+    return [view_of(bases[s.name], s).to(torch.float64) for s in case.inputs]
+
+
 def expected(exercise: Exercise, case: Case, bases: dict) -> torch.Tensor:
-    args = []
-    for spec in case.inputs:
-        # A window's reference is the window itself: the 2 GiB tensor it sits
-        # in exists only in the child.
-        args.append(view_of(bases[spec.name], spec).to(torch.float64))
-    result = exercise.reference(*args, **case.params)
+    result = exercise.reference(*inputs64(case, bases), **case.params)
     return result.to(DTYPES[case.out_dtype]) if case.out_dtype != "float32" else result
 
 
@@ -211,96 +218,78 @@ def _last_case(job: Path) -> str:
     return "importing the file"
 
 
-def _hint(exercise: Exercise, case: Case, kind: str) -> str:
-    """What to look at: the case's own hint for a wrong value (it knows what
-    the case is built to catch), then the exercise's for that kind of
-    failure, then a general one."""
-    general = exercise.hints.get(kind)
-    if kind in ("values", "nonfinite", "unwritten") and case.hint:
-        if general and general != case.hint:
-            return f"{case.hint}; or: {general}"
-        return case.hint
-    return general or GENERIC[kind]
-
-
-GENERIC = {
-    "values": "compare your indexing with the reference on a small case by hand",
-    "nonfinite": "a lane read past the end (the guard holds NaN): mask the load",
-    "unwritten": "does every program store, and does the grid cover every block?",
-    "past_end": "mask the store: a lane past the end must not write",
-    "read_past": "mask the load too: on a GPU an unmasked lane reads whatever "
-    "follows the tensor, or faults",
-    "before_start": "a store landed before out: is an offset negative?",
-    "nan_lost": "NaN inputs must give NaN, as the reference does",
-    "mutated": "the inputs must come back unchanged: store only into out",
-    "nondeterministic": "two calls gave different bits: is something left over "
-    "from the first call, or read before it is written?",
-    "raised": "read the exception and the line it names",
-    "exit": "the function must return, not end the process (sys.exit, exit, quit)",
-    "crash": "the process died at an address outside every tensor (a negative "
-    "or wrapped offset, an unmasked lane)",
-    "died": "the process ended without a result: os._exit, a fault in native "
-    "code, or memory past the limit",
-    "timeout": "a loop that never ends, or a grid far larger than the data?",
-    "not_run": "not run: the process stopped in an earlier case",
-}
-
-
-def judge_case(exercise, case, bases, returned) -> Outcome:
-    """The first thing wrong with one case, with its hint; or a pass."""
-
-    def fail(kind: str, sentence: str) -> Outcome:
-        return Outcome(case.name, False, f"{sentence}: {_hint(exercise, case, kind)}")
-
+def find_failure(exercise, case, bases, returned) -> Failure | None:
+    """The first thing wrong with one case, or None for a pass."""
     status = returned["status"]
     if status == "exit":
-        return fail("exit", f"called {returned['error']}")
+        return Failure("exit", f"called {returned['error']}")
     if status != "ok":
         where = f" at {returned['line']}" if returned.get("line") else ""
-        return fail("raised", f"raised {returned['error']}{where}")
+        return Failure("raised", f"raised {returned['error']}{where}")
     if "float atomics" in exercise.forbidden:
         floats = [(n, op) for n, op, is_float in returned["atomics"] if is_float]
         if floats:
             name, op = floats[0]
-            return fail("forbidden", f"a float atomic ({op}) touched {name}")
+            return Failure("forbidden", f"a float atomic ({op}) touched {name}")
     out, guard = returned["out"], returned["out_guard"]
+    if out.numel() and not returned["stored"]:
+        if returned["foreign"]:
+            where = _shown(returned["foreign"])
+            return Failure("foreign", f"out was stored by a kernel in {where}")
+        return Failure("no_kernel", "no Triton kernel in your file stored into out")
+    if [p for p in returned["dots"] if p != "ieee"]:
+        return Failure("tf32", 'a float32 tl.dot ran without input_precision="ieee"')
     half = guard.numel() // 2
+    args = inputs64(case, bases)
+    failure = lambda kind, sentence, **more: Failure(  # noqa: E731
+        kind, sentence, out=out, inputs=args, guard=guard[half:],
+        atomics=returned["atomics"], params=case.params, **more,
+    )  # fmt: skip
     if not bool((guard[half:] == SENTINEL).all()):
-        return fail("past_end", "wrote past the end of out")
+        return failure("past_end", "wrote past the end of out")
     if not bool((guard[:half] == SENTINEL).all()):
-        return fail("before_start", "wrote before the start of out")
+        return failure("before_start", "wrote before the start of out")
     if returned.get("read_past"):
         names = " and ".join(returned["read_past"])
-        return fail("read_past", f"a load read past the end of {names}")
+        return failure("read_past", f"a load read past the end of {names}")
     problem = never_written(out, SENTINEL)
     if problem:
-        return fail("unwritten", problem)
+        return failure("unwritten", problem)
     for spec in case.inputs:
         if spec.fill == "window":
             continue
         changed = mutated(bases[spec.name], returned[f"in:{spec.name}"])
         if changed:
-            return fail("mutated", f"{changed} elements of {spec.name} changed")
+            return failure("mutated", f"{changed} elements of {spec.name} changed")
     truth = expected(exercise, case, bases)
-    if exercise.tolerance[0] == "exact":
-        if out.dtype.is_floating_point:
-            problem = compare(out, truth.to(out.dtype), 0)
-        else:  # integers: equal or not, the first difference named
-            problem = close(out, truth.to(torch.float64), 0.0, 0.0)
-        if problem:
-            return fail("values", problem)
-    else:
-        problem = close(out, truth, *exercise.tolerance[1:])
-        if problem:
-            nonfinite = (~out.isfinite() & truth.isfinite()).any()
-            return fail("nonfinite" if nonfinite else "values", problem)
-        if truth.isnan().any() and (truth.isnan() & ~out.isnan()).any():
-            lost = int((truth.isnan() & ~out.isnan()).sum())
-            return fail("nan_lost", f"{lost} NaN results came back as numbers")
+    problem = value_problem(exercise, out, truth)
+    if problem:
+        nonfinite = bool((~out.isfinite() & truth.isfinite()).any())
+        return failure("nonfinite" if nonfinite else "values", problem, truth=truth)
+    if truth.isnan().any() and (truth.isnan() & ~out.isnan()).any():
+        lost = int((truth.isnan() & ~out.isnan()).sum())
+        return failure("nan_lost", f"{lost} NaN results came back as numbers")
     if exercise.deterministic:
         if not torch.equal(out.view(torch.int32), returned["again"].view(torch.int32)):
-            return fail("nondeterministic", "a second call gave other bits")
-    return Outcome(case.name, True)
+            return failure("nondeterministic", "a second call gave other bits")
+    return None
+
+
+def _shown(path: str) -> str:
+    """A file the learner's run reached, relative to the repository if in it."""
+    try:
+        return str(Path(path).relative_to(ROOT))
+    except ValueError:
+        return path
+
+
+def value_problem(exercise, out: torch.Tensor, truth: torch.Tensor) -> str | None:
+    """The values against the reference, under the exercise's tolerance."""
+    if exercise.tolerance[0] != "exact":
+        return close(out, truth, *exercise.tolerance[1:])
+    if out.dtype.is_floating_point:
+        return compare(out, truth.to(out.dtype), 0)
+    return close(out, truth.to(torch.float64), 0.0, 0.0)  # integers: equal
 
 
 def close(out: torch.Tensor, truth: torch.Tensor, atol: float, rtol: float):
@@ -357,7 +346,7 @@ def prepare(
     return all_bases
 
 
-def stopped_outcome(exercise, case, stopped, limit_s, where) -> Outcome:
+def stopped_outcome(case, stopped, limit_s, where) -> Outcome:
     """The case a child was in when it hung, crashed or exited."""
     if stopped == "timeout":
         kind, why = "timeout", f"did not finish within {limit_s:g} s"
@@ -365,10 +354,32 @@ def stopped_outcome(exercise, case, stopped, limit_s, where) -> Outcome:
         kind, why = "crash", f"the process died ({stopped}) in {where}"
     else:
         kind, why = "died", f"the process ended ({stopped or 'no result'}) in {where}"
-    return Outcome(case.name, False, f"{why}: {_hint(exercise, case, kind)}")
+    return Failure(kind, why)
 
 
-def collect(exercise: Exercise, job: Path, all_bases, stopped, limit_s) -> Report:
+def explain(exercise: Exercise, found: dict, facts: dict) -> list[Outcome]:
+    """Each failure as one line, with the hint of the first condition seen."""
+    passed = {name: f.passed for name, f in found.items() if isinstance(f, Outcome)}
+    passed |= {name: False for name, f in found.items() if isinstance(f, Failure)}
+    unwritten = [f for f in found.values() if isinstance(f, Failure)
+                 and f.kind == "unwritten"]  # fmt: skip
+    facts = facts | {
+        "only_last_unwritten": len(unwritten) > 1
+        and all(int(unwritten_at(f.out).sum()) == 1 for f in unwritten)
+    }
+    outcomes = []
+    for case in exercise.cases:
+        failure = found[case.name]
+        if isinstance(failure, Failure):
+            conditions = seen(exercise, case, failure, passed, facts)
+            hint, words = hint_for(exercise, conditions)
+            message = f"{failure.sentence}: {words}" if words else failure.sentence
+            failure = Outcome(case.name, False, message, hint=hint)
+        outcomes.append(failure)
+    return outcomes
+
+
+def collect(exercise, job: Path, all_bases, stopped, limit_s, facts) -> Report:
     """Judge what the child wrote for one check."""
     from safetensors.torch import load_file
 
@@ -383,30 +394,28 @@ def collect(exercise: Exercise, job: Path, all_bases, stopped, limit_s) -> Repor
         message = f"importing the file {verb} {error['error']}{where}"
         report.outcomes.append(Outcome("import", False, message))
         return report
-    stopped_at = None
+    found, stopped_at = {}, None
     for index, case in enumerate(exercise.cases):
         result = job / f"out{index}.json"
         if stopped_at is not None:
-            report.outcomes.append(
-                Outcome(case.name, False, GENERIC["not_run"], ran=False)
-            )
+            found[case.name] = Outcome(case.name, False, NOT_RUN, ran=False)
         elif not result.exists():
             where = _last_case(job)
-            outcome = stopped_outcome(exercise, case, stopped, limit_s, where)
-            report.outcomes.append(outcome)
+            found[case.name] = stopped_outcome(case, stopped, limit_s, where)
             stopped_at = index
         else:
             returned = json.loads(result.read_text())
             if returned["status"] == "ok":
                 returned.update(load_file(str(job / f"out{index}.safetensors")))
-            outcome = judge_case(exercise, case, all_bases[index], returned)
-            report.outcomes.append(outcome)
+            failure = find_failure(exercise, case, all_bases[index], returned)
+            found[case.name] = failure or Outcome(case.name, True)
+    report.outcomes = explain(exercise, found, facts)
     return report
 
 
-def static_outcome(exercise: Exercise, path: Path) -> Report | None:
-    """A refusal found in the source, or None; PracticeError for a file
-    that cannot be run at all."""
+def static_outcome(exercise: Exercise, path: Path) -> tuple[Report | None, dict]:
+    """A refusal found in the source, or None, and the source's mask facts;
+    PracticeError for a file that cannot be run at all."""
     source = read_source(path)
     try:
         check_source(exercise, source, path)
@@ -419,10 +428,11 @@ def static_outcome(exercise: Exercise, path: Path) -> Report | None:
                     f"line {found.line} imports {found.what}, a module of this "
                     "repository: a pass must be your own kernel, not the course's, "
                     "a folded solution or the grader's reference",
+                    hint="import",
                 )
             ]
-        )
-    return None
+        ), {}
+    return None, mask_facts(source)
 
 
 def check_many(
@@ -442,7 +452,7 @@ def check_many(
         pending = []
         for index, (exercise, path) in enumerate(checks):
             try:
-                early = static_outcome(exercise, path)
+                early, facts = static_outcome(exercise, path)
             except PracticeError as exc:
                 results[index] = exc
                 continue
@@ -451,22 +461,23 @@ def check_many(
                 continue
             job = Path(folder) / f"job{index}"
             bases = prepare(exercise, path, job, seed, accesses is not None)
-            pending.append((index, exercise, path.resolve(), job, bases))
+            pending.append((index, exercise, path.resolve(), job, bases, facts))
         while pending:
-            jobs = [(p, j) for _, _, p, j, _ in pending]
+            jobs = [(item[2], item[3]) for item in pending]
             stopped = run_child(jobs, limit_s, progress)
             done = []
             for item in pending:
-                index, exercise, path, job, bases = item
+                index, exercise, path, job, bases, facts = item
                 done.append(item)
-                if (job / "done").exists() or (job / "fatal.json").exists():
-                    results[index] = collect(exercise, job, bases, None, limit_s)
+                finished = (job / "done").exists() or (job / "fatal.json").exists()
+                if finished:
+                    results[index] = collect(exercise, job, bases, None, limit_s, facts)
                     if accesses is not None and (job / "accesses.txt").exists():
                         accesses[index] = (job / "accesses.txt").read_text()
                     continue
                 # The first unfinished job is where the child stopped; the
                 # ones after it run in a new child.
-                results[index] = collect(exercise, job, bases, stopped, limit_s)
+                results[index] = collect(exercise, job, bases, stopped, limit_s, facts)
                 break
             pending = [item for item in pending if item not in done]
     return results

@@ -104,3 +104,25 @@ def _imported(node: ast.AST) -> list[str]:
 def _refused(name: str) -> bool:
     top = name.split(".")[0]
     return top in REFUSED_MODULES or ".practice." in f".{name}."
+
+
+def mask_facts(source: str) -> dict[str, bool]:
+    """Whether some ``tl.store`` / ``tl.load`` in the file has no mask (no
+    ``mask=``, no third or second positional argument, no
+    ``boundary_check=``): what the masking hints are conditioned on."""
+    facts = {"store_unmasked": False, "load_unmasked": False}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return facts
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        kind = node.func.attr
+        if kind not in ("store", "load"):
+            continue
+        words = {k.arg for k in node.keywords}
+        positional = 3 if kind == "store" else 2
+        if not words & {"mask", "boundary_check"} and len(node.args) < positional:
+            facts[f"{kind}_unmasked"] = True
+    return facts
