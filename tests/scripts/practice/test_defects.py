@@ -208,9 +208,12 @@ def test_usage_errors_come_before_torch_is_imported(tmp_path):
         assert "torch" not in sys.modules, "torch was imported"
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-        timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+            timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("hung: a usage error took over 120 s")
     assert done.returncode == 0, done.stderr
     assert "missing.py: no such file" in done.stderr

@@ -49,3 +49,27 @@ def test_bad_input_is_one_line_saying_what_to_do(capsys, argv, message):
     assert code == EXIT_USAGE
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_the_progress_line_names_the_running_case_off_a_terminal():
+    import io
+
+    stream = io.StringIO()
+    progress = cli.Progress(stream)
+    for seconds in (0.5, 4, 11, 12, 31):
+        progress("n=5000", seconds)
+    assert stream.getvalue().splitlines() == [
+        "  still running n=5000 after 10 s",
+        "  still running n=5000 after 30 s",
+    ]
+
+
+def test_what_the_file_printed_is_shown_after_the_cases(capsys):
+    from scripts.practice.grader import Outcome, Report
+
+    report = Report([Outcome("n=1", True)], "a\n" * 50, dropped=7)
+    assert cli.show(report, 1, "vector-add") == EXIT_PASSED
+    out = capsys.readouterr().out
+    assert "your file printed (50 lines):" in out
+    assert out.count("  | a\n") == cli.PRINTED_LINES
+    assert "10 more lines, 7 more characters" in out
