@@ -57,3 +57,22 @@ def test_changed_inputs_and_changing_bits_are_caught():
     other = total + 1e-3
     bad = find_failure(exercise, case, {"x": x}, returned(total, other, x=x.clone()))
     assert bad.kind == "nondeterministic"
+
+
+def test_the_padding_hint_needs_the_failing_rows_to_be_the_padded_ones():
+    softmax = BY_NAME["row-softmax"]
+    by_name = {c.name: c for c in softmax.cases}
+    failure = Failure("values", "", out=torch.zeros(3), truth=torch.ones(3))
+    padded = by_name["7x100 (not a power of two)"]
+    passed = {c.name: True for c in softmax.cases} | {padded.name: False}
+    assert (
+        hints.hint_for(softmax, seen(softmax, padded, failure, passed, {}))[0]
+        == "ragged"
+    )
+    # Three rows of 64: no lane is padded, so a failure there is not padding.
+    large = by_name["large values 3x64"]
+    passed = {c.name: True for c in softmax.cases} | {large.name: False}
+    assert "ragged" not in seen(softmax, large, failure, passed, {})
+    # Every case failing: the padded rows are not singled out.
+    passed = {c.name: False for c in softmax.cases}
+    assert "ragged" not in seen(softmax, padded, failure, passed, {})
