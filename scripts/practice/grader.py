@@ -352,6 +352,8 @@ def stopped_outcome(case, stopped, limit_s, where) -> Outcome:
         kind, why = "timeout", f"did not finish within {limit_s:g} s"
     elif stopped in {f"signal {int(s)}" for s in BAD_ADDRESS}:
         kind, why = "crash", f"the process died ({stopped}) in {where}"
+    elif stopped == f"signal {int(signal.SIGABRT)}":
+        kind, why = "aborted", f"the process aborted ({stopped}) in {where}"
     else:
         kind, why = "died", f"the process ended ({stopped or 'no result'}) in {where}"
     return Failure(kind, why)

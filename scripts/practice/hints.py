@@ -93,6 +93,8 @@ GENERIC = {
     "exit": "the function must return, not end the process (sys.exit, exit, quit)",
     "crash": "the process died at an address outside every tensor (a negative "
     "or wrapped offset, an unmasked lane)",
+    "aborted": "memory outside every tensor was overwritten, and the "
+    "allocator noticed: a store far past the end, beyond the guard?",
     "died": "the process ended without a result: os._exit, a fault in native "
     "code, or memory past the limit",
     "timeout": "a loop that never ends, or a grid far larger than the data?",

@@ -52,6 +52,7 @@ ATTEMPTS = {
     "writes_here": {"top": "open('made-here.txt', 'w').write('x')"},
     # Last: each ends its child, so the batch needs a new one after each.
     "dies_at_257": {"before": "import os; os._exit(3) if n == 257 else None"},
+    "aborts_at_1": {"before": "import os; os.abort() if n == 1 else None"},
     "faults_at_256": {
         "before": "import ctypes; ctypes.string_at(0) if n == 256 else None"
     },
@@ -217,3 +218,11 @@ def test_usage_errors_come_before_torch_is_imported(tmp_path):
         pytest.fail("hung: a usage error took over 120 s")
     assert done.returncode == 0, done.stderr
     assert "missing.py: no such file" in done.stderr
+
+
+def test_an_abort_is_named_as_memory_overwritten(reports):
+    # glibc aborts when a store far past a guard corrupts its heap.
+    outcomes = reports["aborts_at_1"].outcomes
+    at = [o.case for o in outcomes].index("n=1")
+    assert "aborted (signal 6) in case 'n=1'" in outcomes[at].message
+    assert "overwritten" in outcomes[at].message
