@@ -73,3 +73,13 @@ def test_what_the_file_printed_is_shown_after_the_cases(capsys):
     assert "your file printed (50 lines):" in out
     assert out.count("  | a\n") == cli.PRINTED_LINES
     assert "10 more lines, 7 more characters" in out
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "grade", interrupted)
+    assert cli.main(["check", "vector-add", "x.py"]) == cli.EXIT_STOPPED == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "stopped by Ctrl-C" in err
