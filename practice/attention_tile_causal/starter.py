@@ -1,7 +1,8 @@
 """One causal attention tile (practice exercise `attention-tile-causal`).
 
 Fill in the scores, the mask and the softmax, then run
-    python -m scripts.practice check attention-tile-causal attention_tile_causal.py
+    .venv/bin/python -m scripts.practice check attention-tile-causal \
+        work/attention_tile_causal.py
 """
 
 import torch

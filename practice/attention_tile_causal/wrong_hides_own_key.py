@@ -1,5 +1,5 @@
 """Wrong: the mask hides each query's own key (key < query).
-Expected hint: a query sees keys at positions <= its own."""
+Mistake: hides_own_key."""
 
 import torch
 import triton

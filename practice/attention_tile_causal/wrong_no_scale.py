@@ -1,5 +1,5 @@
 """Wrong: the scores are never scaled.
-Expected hint: scores are scaled before the softmax."""
+Mistake: no_scale."""
 
 import torch
 import triton

@@ -1,7 +1,7 @@
 """Inclusive prefix sum across blocks (practice exercise `block-scan`).
 
 Fill in both kernels, then run
-    python -m scripts.practice check block-scan block_scan.py
+    .venv/bin/python -m scripts.practice check block-scan work/block_scan.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong: an exclusive scan (out[i] leaves x[i] out).
-Expected hint: inclusive means out[i] includes x[i]."""
+Mistake: exclusive."""
 
 import torch
 import triton

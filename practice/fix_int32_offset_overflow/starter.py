@@ -1,7 +1,7 @@
 """Find and fix (`fix-int32-offset-overflow`): right for a window near the
 start of x, wrong (or a crash) for one past 2**31 bytes. Fix it, then run
-    python -m scripts.practice check fix-int32-offset-overflow \
-        fix_int32_offset_overflow.py
+    .venv/bin/python -m scripts.practice check fix-int32-offset-overflow \
+        work/fix_int32_offset_overflow.py
 """
 
 import torch

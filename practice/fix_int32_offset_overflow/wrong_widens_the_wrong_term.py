@@ -1,5 +1,5 @@
 """Wrong fix: the program's part is widened, but start + arange wraps first.
-Expected hint: an int32 offset wraps past 2**31."""
+Mistake: crash."""
 
 import torch
 import triton

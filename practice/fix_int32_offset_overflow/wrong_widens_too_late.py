@@ -1,5 +1,5 @@
 """Wrong fix: the sum is widened after it has already wrapped.
-Expected hint: an int32 offset wraps past 2**31."""
+Mistake: crash."""
 
 import torch
 import triton

@@ -1,6 +1,7 @@
 """Find and fix (`fix-missing-carry`): the results are right in the first
 block and wrong after it. Fix it, then run
-    python -m scripts.practice check fix-missing-carry fix_missing_carry.py
+    .venv/bin/python -m scripts.practice check fix-missing-carry \
+        work/fix_missing_carry.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong fix: the carry includes the block's own total.
-Expected hint: blocks 0..b-1, not its own."""
+Mistake: own_total."""
 
 import torch
 import triton

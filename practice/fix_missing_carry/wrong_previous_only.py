@@ -1,5 +1,5 @@
 """Wrong fix: the carry is the previous block's total only.
-Expected hint: the totals of blocks 0..b-1."""
+Mistake: previous_only."""
 
 import torch
 import triton

@@ -1,6 +1,7 @@
 """Find and fix (`fix-missing-mask`): right when n is a multiple of 256,
 wrong otherwise. Fix it, then run
-    python -m scripts.practice check fix-missing-mask fix_missing_mask.py
+    .venv/bin/python -m scripts.practice check fix-missing-mask \
+        work/fix_missing_mask.py
 """
 
 import torch

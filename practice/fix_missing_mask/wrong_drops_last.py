@@ -1,5 +1,5 @@
 """Wrong fix: the mask drops the last element (offs < n - 1).
-Expected hint: is the last block masked."""
+Mistake: last_unwritten."""
 
 import torch
 import triton

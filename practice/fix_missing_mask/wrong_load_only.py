@@ -1,5 +1,5 @@
 """Wrong fix: the load is masked, the store is not.
-Expected hint: mask the store, not only the load."""
+Mistake: store_unmasked."""
 
 import torch
 import triton

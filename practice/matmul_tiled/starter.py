@@ -1,7 +1,7 @@
 """A tiled matmul with a K loop (practice exercise `matmul-tiled`).
 
 Fill in the K loop, then run
-    python -m scripts.practice check matmul-tiled matmul_tiled.py
+    .venv/bin/python -m scripts.practice check matmul-tiled work/matmul_tiled.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong: the K loop reads the first K block every step.
-Expected hint: does the K loop advance both pointers."""
+Mistake: k_not_advanced."""
 
 import torch
 import triton

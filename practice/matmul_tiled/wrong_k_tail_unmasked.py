@@ -1,5 +1,5 @@
 """Wrong: the K tail is not masked, so the last step reads past K.
-Expected hint: mask the K tail of both tiles."""
+Mistake: load_masked_past_end."""
 
 import torch
 import triton

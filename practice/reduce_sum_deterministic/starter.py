@@ -1,8 +1,8 @@
 """Sum a vector (practice exercise `reduce-sum-deterministic`).
 
 Fill in both kernels, then run
-    python -m scripts.practice check reduce-sum-deterministic \
-        reduce_sum_deterministic.py
+    .venv/bin/python -m scripts.practice check reduce-sum-deterministic \
+        work/reduce_sum_deterministic.py
 """
 
 import torch

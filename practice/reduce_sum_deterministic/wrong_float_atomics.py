@@ -1,5 +1,5 @@
 """Wrong for this contract: float atomics combine blocks in arrival order.
-Expected: refused by the contract (atomic_add)."""
+Mistake: forbidden."""
 
 import triton
 import triton.language as tl

@@ -1,5 +1,5 @@
 """Wrong: the last block's load is not masked, so it reads past the end.
-Expected hint: a lane read past the end."""
+Mistake: load_unmasked."""
 
 import torch
 import triton

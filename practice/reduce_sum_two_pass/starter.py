@@ -1,7 +1,8 @@
 """Sum a vector (practice exercise `reduce-sum-two-pass`).
 
 Fill in both kernels, then run
-    python -m scripts.practice check reduce-sum-two-pass reduce_sum_two_pass.py
+    .venv/bin/python -m scripts.practice check reduce-sum-two-pass \
+        work/reduce_sum_two_pass.py
 """
 
 import torch

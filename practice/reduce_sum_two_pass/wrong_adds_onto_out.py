@@ -1,5 +1,5 @@
 """Wrong: blocks add into out with atomics, but out was never zeroed.
-Expected hint: out is written, not added onto."""
+Mistake: added_onto_out."""
 
 import triton
 import triton.language as tl

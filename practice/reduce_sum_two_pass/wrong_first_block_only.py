@@ -1,5 +1,5 @@
 """Wrong: one program sums one block and stops.
-Expected hint: are every block's partial sums added."""
+Mistake: first_block."""
 
 import triton
 import triton.language as tl

@@ -1,7 +1,7 @@
 """relu(x * scale + bias), NaN kept (practice exercise `relu-scale`).
 
 Fill in the kernel, then run
-    python -m scripts.practice check relu-scale relu_scale.py
+    .venv/bin/python -m scripts.practice check relu-scale work/relu_scale.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong: the select sends NaN to 0 (v > 0 is false for NaN).
-Expected hint: NaN must stay NaN."""
+Mistake: nan_lost."""
 
 import triton
 import triton.language as tl

@@ -1,5 +1,5 @@
 """Wrong: the bias is never added.
-Expected hint: are scale and bias both applied."""
+Mistake: no_bias."""
 
 import triton
 import triton.language as tl

@@ -1,7 +1,7 @@
 """RMS norm of each row (practice exercise `rms-norm`).
 
 Fill in the kernel, then run
-    python -m scripts.practice check rms-norm rms_norm.py
+    .venv/bin/python -m scripts.practice check rms-norm work/rms_norm.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong: the mean divides by the block size.
-Expected hint: divide by the row's length."""
+Mistake: ragged."""
 
 import torch
 import triton

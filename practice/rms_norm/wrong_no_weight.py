@@ -1,5 +1,5 @@
 """Wrong: the weight is loaded but never applied.
-Expected hint: compare with the reference."""
+Mistake: no_weight."""
 
 import torch
 import triton

@@ -1,7 +1,7 @@
 """Softmax of each row (practice exercise `row-softmax`).
 
 Fill in the kernel, then run
-    python -m scripts.practice check row-softmax row_softmax.py
+    .venv/bin/python -m scripts.practice check row-softmax work/row_softmax.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong: no max subtraction, so exp overflows for large inputs.
-Expected hint: subtract the row's max first."""
+Mistake: overflow."""
 
 import torch
 import triton

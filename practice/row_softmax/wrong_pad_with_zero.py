@@ -1,5 +1,5 @@
 """Wrong: masked lanes load as 0, so each adds exp(-max) to the sum.
-Expected hint: masked-off lanes must load as -inf."""
+Mistake: ragged."""
 
 import torch
 import triton

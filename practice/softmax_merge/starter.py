@@ -1,7 +1,8 @@
 """Merge two online-softmax states (practice exercise `softmax-merge`).
 
 Fill in the kernel, then run
-    python -m scripts.practice check softmax-merge softmax_merge.py
+    .venv/bin/python -m scripts.practice check softmax-merge \
+        work/softmax_merge.py
 """
 
 import torch

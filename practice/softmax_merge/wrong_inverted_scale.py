@@ -1,5 +1,5 @@
 """Wrong: the rescale is inverted, exp(new max - own max).
-Expected hint: rescale by exp(its max - the new max), which is <= 1."""
+Mistake: inverted_scale."""
 
 import torch
 import triton

@@ -1,5 +1,5 @@
 """Wrong: the two sums are added as they are.
-Expected hint: each sum is rescaled by exp(its max - the merged max)."""
+Mistake: no_rescale."""
 
 import torch
 import triton

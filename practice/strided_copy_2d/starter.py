@@ -1,7 +1,8 @@
 """Copy a 2-D view of any strides (practice exercise `strided-copy-2d`).
 
 Fill in the kernel's addresses, then run
-    python -m scripts.practice check strided-copy-2d strided_copy_2d.py
+    .venv/bin/python -m scripts.practice check strided-copy-2d \
+        work/strided_copy_2d.py
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Wrong: indexes x as if it were contiguous.
-Expected hint: wrong on a transposed input, use the strides."""
+Mistake: stride."""
 
 import torch
 import triton

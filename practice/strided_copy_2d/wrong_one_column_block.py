@@ -1,5 +1,5 @@
 """Wrong: the grid has one column block per row.
-Expected hint: does the grid cover every column block."""
+Mistake: columns_unwritten."""
 
 import torch
 import triton

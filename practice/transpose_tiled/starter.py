@@ -1,7 +1,8 @@
 """Transpose by tiles (practice exercise `transpose-tiled`).
 
 Fill in the kernel, then run
-    python -m scripts.practice check transpose-tiled transpose_tiled.py
+    .venv/bin/python -m scripts.practice check transpose-tiled \
+        work/transpose_tiled.py
 """
 
 import torch

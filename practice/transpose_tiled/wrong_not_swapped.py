@@ -1,5 +1,5 @@
 """Wrong: the tile is stored where it was read, not at the swapped position.
-Expected hint: is each tile stored at the swapped position."""
+Mistake: not_swapped."""
 
 import torch
 import triton

@@ -1,5 +1,5 @@
 """Wrong: only the row tail is masked.
-Expected hint: mask rows and columns of every tile."""
+Mistake: store_masked_past_end."""
 
 import torch
 import triton

@@ -1,7 +1,7 @@
 """Masked vector add: out = x + y (practice exercise `vector-add`).
 
 Fill in the kernel and the grid, then run
-    python -m scripts.practice check vector-add vector_add.py
+    .venv/bin/python -m scripts.practice check vector-add work/vector_add.py
 """
 
 import torch

@@ -1,5 +1,6 @@
 """A typical wrong attempt: the grid is floor-divided, so the tail has no
-program. Expected hint: "never written ... is the grid rounded up"."""
+program.
+Mistake: tail_unwritten."""
 
 import triton
 import triton.language as tl

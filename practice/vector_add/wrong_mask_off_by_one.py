@@ -1,5 +1,5 @@
 """A typical wrong attempt: the mask lets one lane past the end through.
-Expected hint: "wrote past the end of out"."""
+Mistake: one_past_end."""
 
 import triton
 import triton.language as tl

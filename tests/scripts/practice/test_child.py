@@ -18,4 +18,5 @@ def test_the_output_starts_as_the_sentinel_with_guards_both_sides():
     out, buffer = child.fresh_out((3, 2), torch.int32, 0x7F, 5)
     assert out.shape == (3, 2)
     assert (buffer.view(torch.uint8) == 0x7F).all()
-    assert child._guard_bytes(buffer, 5).numel() == 10
+    # Every byte of 5 int32 elements either side (it was 5 bytes a side).
+    assert child._guard_bytes(buffer, 5).numel() == 2 * 5 * 4
