@@ -98,7 +98,7 @@ def contract(name: str) -> str:
         rules.append("**Determinism:** called twice, the two outputs' bits must agree.")
     if e.forbidden:
         ruled = ", ".join(f"`{f}`" for f in e.forbidden)
-        rules.append(f"**Ruled out:** {ruled} (the grader refuses the file).")
+        rules.append(f"**Ruled out:** {ruled} (the grader refuses the attempt).")
     table = markdown_table(["case", "inputs", "out", "arguments"], rows)
     folder = e.folder.name
     commands = (

@@ -2,7 +2,7 @@
 stores, which lanes of a warp touch contiguous bytes, what is masked off.
 
 Taught in docs/kernels/memory-bound/transpose-and-coalescing.md, and offered
-by the practice grader (``python -m scripts.practice check NAME FILE
+by the practice grader (``.venv/bin/python -m scripts.practice check NAME FILE
 --show-accesses``). Evidence kind: the Triton interpreter, which runs each
 program in turn and hands every ``tl.load`` and ``tl.store`` to its builder
 as an array of addresses and a mask; :func:`record` wraps those two builder
