@@ -424,9 +424,7 @@ def rounds() -> str:
                 values = " ".join(f"{v * 1e3:.1f}" for v in chunk)
                 rows.append((inert(name), r + 1, values))
         # Provider names come from the result file: inert, not only escaped.
-        out.append(
-            markdown_table(["provider", "round", "samples"], rows, escape=False)
-        )
+        out.append(markdown_table(["provider", "round", "samples"], rows, escape=False))
         out.append("")
     return "\n".join(out)
 

@@ -28,7 +28,6 @@ from snippets.lib.parallel_step import (
 )
 from snippets.lib.training_memory.budget import MODELS, ModelConfig, parameter_count
 
-
 #: NVLink and one NIC, bytes/s per direction.
 LINE_RATES = (
     NVLINK4_H200.per_direction_bytes_per_s,

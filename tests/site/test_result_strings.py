@@ -33,12 +33,30 @@ SEED = f" {MARK}<img onerror={MARK}>[l]({MARK}){{#{MARK}}}"
 #: refused on load when changed, so they cannot carry markup to a page.
 SEEDED = {
     "bench": {
-        "name", "shape_text", "labels", "note", "notes", "what",
-        "compile", "platform", "python", "torch", "triton", "numpy",
+        "name",
+        "shape_text",
+        "labels",
+        "note",
+        "notes",
+        "what",
+        "compile",
+        "platform",
+        "python",
+        "torch",
+        "triton",
+        "numpy",
     },
     "qualify": {
-        "detail", "details", "expected_reason", "printed", "verdict",
-        "inputs", "regime", "python", "torch", "triton",
+        "detail",
+        "details",
+        "expected_reason",
+        "printed",
+        "verdict",
+        "inputs",
+        "regime",
+        "python",
+        "torch",
+        "triton",
     },
     "collectives": {"name", "evidence", "platform", "python", "torch"},
     "serving": {"name", "evidence", "clock", "platform"},
@@ -65,10 +83,16 @@ def seed(data: object, keys: set[str], key: str = "") -> object:
 def seeded_copy(dest: Path) -> int:
     """The repository's files (tracked and untracked, not ignored) copied to
     ``dest`` with its result files seeded; the number of files seeded."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, listed):
         src = ROOT / rel
         if src.is_file() and not src.is_symlink():
@@ -154,9 +178,22 @@ def seeded_site(tmp_path_factory) -> Path:
         copy.mkdir(parents=True)
         assert seeded_copy(copy) > 10
         result = subprocess.run(
-            [sys.executable, "-m", "properdocs", "build", "--strict", "-q",
-             "-f", str(copy / "mkdocs.yml"), "-d", str(site)],
-            cwd=copy, capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "properdocs",
+                "build",
+                "--strict",
+                "-q",
+                "-f",
+                str(copy / "mkdocs.yml"),
+                "-d",
+                str(site),
+            ],
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            timeout=600,
             env={**__import__("os").environ, **QUIET, "PYTHONPATH": str(copy)},
         )
         if result.returncode != 0:
