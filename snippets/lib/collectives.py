@@ -120,7 +120,8 @@ def group_wire(
     bus = bus_factor(collective, world) * size
     if per_node == world:
         if nvls and collective == "all_reduce":
-            return {"bytes": size, "seconds": size / nvlink, "link": "NVLink (NVLS)"}
+            seconds = size / nvlink
+            return {"bytes": size, "seconds": seconds, "link": "NVLink (NVLS)"}
         return {"bytes": bus, "seconds": bus / nvlink, "link": "NVLink"}
     rails = min(per_node, nics)
     over_nic = bus / rails

@@ -182,11 +182,10 @@ def layout_budget(
     pp_link = NVLINK4_H200 if tp * dp * pp <= GPUS_PER_NODE else INFINIBAND_NDR
     traffic = {}
     if dp > 1:
-        calls = (
-            [("all_reduce", 1)]
-            if zero_stage == 0
-            else [("reduce_scatter", 1), ("all_gather", 2 if zero_stage == 3 else 1)]
-        )
+        gathers = 2 if zero_stage == 3 else 1  # ZeRO-3 gathers for both passes
+        calls = [("all_reduce", 1)]
+        if zero_stage:
+            calls = [("reduce_scatter", 1), ("all_gather", gathers)]
         # gradients overlap the backward pass (about 2/3 of the compute);
         # ZeRO-3's weight gathers can run ahead of the forward pass too
         window = compute if zero_stage == 3 else compute * 2 / 3
@@ -205,7 +204,8 @@ def layout_budget(
         pp_bytes = pipeline_bytes(cfg, tp, tokens_per_micro, micro_batches)
         seconds = wire_seconds(pp_bytes, pp_link)
         row = {"bytes": pp_bytes, "link": pp_link.short, "seconds": seconds}
-        traffic["pipeline"] = (row, compute)  # sends overlap other micro-batches
+        # sends overlap other micro-batches
+        traffic["pipeline"] = (row, compute)
     rows = {
         kind: {**row, "hides": row["seconds"] <= window}
         for kind, (row, window) in traffic.items()
