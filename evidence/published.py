@@ -106,15 +106,17 @@ FIGURES: dict[str, Published] = {
         shape="the paper's FP8 forward benchmark, best point",
         date="2024-07",
     ),
-    "fa2-h100-forward": Published(
-        quantity="attention, FlashAttention-2 without Hopper instructions",
+    "fa2-h100-fwd-bwd": Published(
+        quantity="attention forward and backward together, FlashAttention-2 "
+        "without Hopper instructions",
         value=335,
         unit="TFLOP/s",
         qualifier="up to",
         source="FlashAttention-2 paper",
         document=FA2,
-        where="section 4.1 (the same code run on H100, no TMA or wgmma)",
-        device="H100",
+        where="section 4.1 and Fig. 7, 'Attention forward + backward speed on "
+        "H100 GPU' (the same code run on H100, no TMA or wgmma)",
+        device="H100 80GB SXM5",
         software="FlashAttention-2",
         shape="the paper's attention benchmark, best point",
         date="2023-07",
@@ -146,14 +148,14 @@ FIGURES: dict[str, Published] = {
         date="2023-07",
     ),
     "megatron-1t": Published(
-        quantity="training throughput per GPU, share of peak "
-        "(502 PFLOP/s on 3,072 GPUs)",
+        quantity="hardware FLOPs utilisation per GPU, recomputation counted, "
+        "not an MFU (502 PFLOP/s on 3,072 GPUs)",
         value=52,
         unit="%",
         qualifier="",
         source="Megatron-LM paper",
         document=MEGATRON,
-        where="abstract",
+        where="abstract; section 5.1, eq. (3) counts the recomputed forward pass",
         device="A100, 3,072 GPUs",
         software="Megatron-LM (tensor, pipeline and data parallelism)",
         shape="a 1-trillion-parameter GPT model",
@@ -193,7 +195,7 @@ FIGURES: dict[str, Published] = {
         qualifier="",
         source="PaLM paper",
         document=PALM,
-        where="section 4 (training efficiency)",
+        where="section 4.1 (training efficiency)",
         device="TPU v4, 6,144 chips",
         software="JAX and T5X on Pathways",
         shape="PaLM 540B",

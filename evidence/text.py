@@ -18,6 +18,9 @@ Two halves of one rule, "data is never markup":
   own placeholder syntax (``<!--``, ``-->``, a ``--8<--`` include line) all
   become character references, and every line break becomes a space, so
   nothing a file says can start a line of its own.
+* ``plain_word(value)`` is for the few places a page shows a file's string
+  inside a code span, where references would show as themselves: a path or
+  a shape passes unchanged, anything else is refused with one line.
 """
 
 from __future__ import annotations
@@ -77,6 +80,22 @@ def inert(value: object) -> str:
     again; the result holds no ``<``, no line break and no character
     Markdown, ``attr_list`` or the build's placeholders read as syntax."""
     return _SHORTCODE_COLON.sub("&#58;", str(value).translate(_TABLE))
+
+
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./×-]+")
+
+
+def plain_word(value: object) -> str:
+    """``value`` unchanged if it is one plain word (a path, a shape such as
+    "4096×4096"), for the places a page shows it as code, where a character
+    reference would show as itself; otherwise a one-line ``ValueError``."""
+    text = str(value)
+    if not _PLAIN_WORD.fullmatch(text):
+        raise ValueError(
+            f"{text[:40]!r} may not be shown as code: only letters, digits "
+            "and _ . / × - are"
+        )
+    return text
 
 
 def _refused_code_point(char: str) -> str | None:

@@ -88,6 +88,12 @@ LINKS = {
 
 #: GPUs an NVSwitch joins in the H200 node the budgets assume (HGX/DGX H200).
 GPUS_PER_NODE = 8
+#: Compute-fabric NICs in that node: eight single-port 400 Gb/s ConnectX-7,
+#: one per GPU (NVIDIA DGX H100/H200 user guide). A collective that spans
+#: nodes can use every one of them: NCCL spreads its channels (rings) over
+#: the node's NICs, and each ring enters and leaves a node once
+#: (S. Jeaugey, NVIDIA/nccl#687).
+NICS_PER_NODE = 8
 
 
 def link(key: str) -> Link:

@@ -129,7 +129,9 @@ INSERT_RE = re.compile(
 # One value a snippet states: the module's `facts()` mapping, looked up by key.
 FACT_RE = re.compile(r"<!--\s*fact:\s*(?P<path>[\w./-]+\.py):(?P<key>[\w.-]+)\s*-->")
 INDENTED_INSERT_RE = re.compile(
-    r"^(?P<indent>[ \t]+)(?P<placeholder><!--\s*(?:insert|fact):[^\n]*?-->)\s*$"
+    # one placeholder, alone: "[^\n]*?-->" would run on to a badge after it
+    r"^(?P<indent>[ \t]+)(?P<placeholder><!--\s*(?:insert|fact):"
+    r"(?:(?!-->)[^\n])*-->)\s*$"
 )
 
 # Build-wide state, reset in on_pre_build.

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import evidence as results
 from evidence.benchmarks import RESULTS_DIR, load_results, newest
-from evidence.tables import cell, markdown_table
+from evidence.tables import markdown_table
+from evidence.text import inert, plain_word
 from scripts.site.bench_format import format_time
 from scripts.site.bench_pages import ratio_r, target_text
 from scripts.site.qualify_pages import (
@@ -52,6 +53,12 @@ def _newest(kind: str) -> dict | None:
     return found.data if found is not None else None
 
 
+def _code(value: object) -> str:
+    """A file's string as inline code, inert: a backtick in it cannot end a
+    Markdown code span, because the span is HTML and the text references."""
+    return f"<code>{inert(value)}</code>"
+
+
 def device_kind(data: dict) -> str:
     return data["identity"]["device_kind"]
 
@@ -78,7 +85,7 @@ def by_shape(data: dict) -> list[dict]:
             key,
             {
                 "shape": key,
-                "dtype": row["dtype"],
+                "dtype": inert(row["dtype"]),
                 "bytes_moved": row["bytes_moved"],
                 "providers": {},
             },
@@ -88,11 +95,12 @@ def by_shape(data: dict) -> list[dict]:
 
 
 def _shape(row: dict) -> str:
+    """The row's shape as a page shows it: a file's text, made inert."""
     if row.get("shape_text"):
-        return row["shape_text"]
+        return inert(row["shape_text"])
     shape = row["shape"]
     dims = shape.values() if isinstance(shape, dict) else shape
-    return "×".join(str(d) for d in dims)
+    return inert("×".join(str(d) for d in dims))
 
 
 def _timed(row: dict | None) -> bool:
@@ -115,7 +123,7 @@ def speed_ceiling(provider: str) -> float:
 def goal() -> str:
     """The kernel's must-reach goals, as the Benchmarks page words them."""
     goals = contract()["goals"]
-    return ", ".join(target_text(t) for g in goals for t in g["must"])
+    return ", ".join(inert(target_text(t)) for g in goals for t in g["must"])
 
 
 # --------------------------------------------------------------------------
@@ -133,14 +141,18 @@ def facts() -> dict[str, str]:
             "nothing has measured it on a GPU, and the evaluator has not run "
             "there either"
             if gpu is None
-            else f"a device comparison exists ({cell(gpu['device']['name'])})"
+            else f"a device comparison exists ({inert(gpu['device']['name'])})"
         ),
         "gpu_speed": "not measured" if gpu is None else "measured: see R above",
         "compile_ceiling": f"{speed_ceiling('compile'):g}",
         "eager_ceiling": f"{speed_ceiling('eager'):.3g}",
         "goal": goal(),
-        "kernel_file": contract()["kernel_file"],
-        "cuda_shapes": ", ".join(contract()["compare_shapes"]["cuda"]),
+        # Both sit in a command line the page shows as code, where character
+        # references would show as themselves: refused unless plain.
+        "kernel_file": plain_word(contract()["kernel_file"]),
+        "cuda_shapes": ", ".join(
+            plain_word(s) for s in contract()["compare_shapes"]["cuda"]
+        ),
     }
 
 
@@ -214,15 +226,15 @@ def identity() -> str:
 
     soft = verdict["software"]
     rows = [
-        ["kernel source", f"`{kernel_file}`"],
+        ["kernel source", _code(kernel_file)],
         [
             "source sha256 qualified",
-            f"`{verdict['sha256']}` ({match(verdict['sha256'])})",
+            f"{_code(verdict['sha256'])} ({match(verdict['sha256'])})",
         ],
         [
             "qualified with",
-            f"Python {soft['python']}, torch {soft['torch']}, "
-            f"Triton {soft['triton']}, {verdict['backend']}",
+            f"Python {inert(soft['python'])}, torch {inert(soft['torch'])}, "
+            f"Triton {inert(soft['triton'])}, {inert(verdict['backend'])}",
         ],
     ]
     data = comparison()
@@ -235,8 +247,8 @@ def identity() -> str:
         rows.append(
             [
                 "compared with",
-                f"commit `{str(ident['commit'])[:7]}`{dirty}, kernel sha256 "
-                f"`{sha[:16]}…` ({match(sha)}), {cell(data['device']['name'])}",
+                f"commit {_code(str(ident['commit'])[:7])}{dirty}, kernel sha256 "
+                f"{_code(sha[:16])}… ({match(sha)}), {inert(data['device']['name'])}",
             ]
         )
     if not ARTIFACT_FILE.is_file():
@@ -246,14 +258,17 @@ def identity() -> str:
         rows.append(
             [
                 "compiled artifact",
-                f"`results/artifacts/{ARTIFACT_FILE.name}`: {artifact['target']}, "
-                f"Triton {artifact['triton_version']}, built from sha256 "
-                f"`{artifact['source_sha256'][:16]}…` "
+                f"`results/artifacts/{ARTIFACT_FILE.name}`: "
+                f"{inert(artifact['target'])}, "
+                f"Triton {inert(artifact['triton_version'])}, built from sha256 "
+                f"{_code(artifact['source_sha256'][:16])}… "
                 f"({match(artifact['source_sha256'])})",
             ]
         )
         for build in artifact["builds"]:
-            rows.append([f"cubin `{build['build']}`", f"`{build['cubin_sha256']}`"])
+            rows.append(
+                [f"cubin {_code(build['build'])}", _code(build["cubin_sha256"])]
+            )
     return _table(["what", "identity"], rows)
 
 
@@ -264,12 +279,12 @@ def correctness() -> str:
     broken = sum(e["expected_status"] == "rejected" for e in corpus)
     good = sum(e["expected_status"] == "qualified" for e in corpus)
     launch_only = [e["name"] for e in verdict["cases"] if e["mode"] == "launch only"]
-    named = ", ".join(f"`{n}`" for n in launch_only)
+    named = ", ".join(_code(n) for n in launch_only)
     return (
         f"- The evaluator ran {c['kernel_cases']} kernel cases and "
         f"{c['unsupported_cases']} unsupported-input cases ({c['calls']} calls, "
         f"{c['checks']} checks) on the kernel under the Triton interpreter: "
-        f"**{verdict['status']}**.\n"
+        f"**{inert(verdict['status'])}**.\n"
         f"- {len(launch_only)} cases were too large to interpret and had their "
         f"launch checked, not their values: {named}.\n"
         f"- The evaluator itself rejects all {broken} known-broken candidates of "
@@ -286,7 +301,7 @@ def timing_boundary() -> str:
     flush = settings.get("flush_bytes", 0)
     if device_kind(data) == "cpu":
         timer = (
-            f"- Timer: `{settings['timer']}`. On the CPU each sample is the host "
+            f"- Timer: {_code(settings['timer'])}. On the CPU each sample is the host "
             "time of one call: Python dispatch, the output's allocation and the "
             f"CPU kernel. No cache flush ({flush} bytes): the inputs may sit in "
             "the CPU's caches.\n"
@@ -298,7 +313,7 @@ def timing_boundary() -> str:
         )
     else:
         timer = (
-            f"- Timer: `{settings['timer']}`: device time between two CUDA events "
+            f"- Timer: {_code(settings['timer'])}: device time between two CUDA events "
             f"around each call, after a write of {flush:,} bytes that evicts L2; "
             "host launch overhead outside the events is not included.\n"
         )
@@ -310,7 +325,7 @@ def timing_boundary() -> str:
         "order rotated each round.\n"
     )
     if settings.get("compile"):
-        text += f"- {settings['compile']}.\n"
+        text += f"- {inert(settings['compile'])}.\n"
     return timer + text + custom
 
 
@@ -318,7 +333,7 @@ def results_caption() -> str:
     data = comparison()
     if data is None:
         return NOT_MEASURED
-    name = cell(data["device"]["name"])
+    name = inert(data["device"]["name"])
     if device_kind(data) == "cpu":
         return (
             "Medians, with the 20th to 80th percentile in brackets. These are "
@@ -327,7 +342,7 @@ def results_caption() -> str:
         )
     return (
         "Medians, with the 20th to 80th percentile in brackets: device time on "
-        f"{name}, measured {data['identity']['started_utc']}."
+        f"{name}, measured {inert(data['identity']['started_utc'])}."
     )
 
 
@@ -407,9 +422,9 @@ def rounds() -> str:
             for r in range(row["rounds"]):
                 chunk = row["samples_ms"][r * per : (r + 1) * per]
                 values = " ".join(f"{v * 1e3:.1f}" for v in chunk)
-                rows.append((name, r + 1, values))
-        # Escaped: provider names come from the result file.
-        out.append(markdown_table(["provider", "round", "samples"], rows))
+                rows.append((inert(name), r + 1, values))
+        # Provider names come from the result file: inert, not only escaped.
+        out.append(markdown_table(["provider", "round", "samples"], rows, escape=False))
         out.append("")
     return "\n".join(out)
 
@@ -419,7 +434,7 @@ def device_status() -> str:
     gpu = device_comparison()
     if gpu is not None:
         return (
-            f"A device comparison exists: {cell(gpu['device']['name'])}, "
-            f"{gpu['identity']['started_utc']}."
+            f"A device comparison exists: {inert(gpu['device']['name'])}, "
+            f"{inert(gpu['identity']['started_utc'])}."
         )
     return "**The device comparison has not been run.**"

@@ -12,26 +12,36 @@ cases, exit codes and limits), and the pages read it from there.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import evidence as results
-from evidence.tables import cell, markdown_table
+from evidence.tables import markdown_table
+from evidence.text import inert
 
 ROOT = results.ROOT
 QUALIFY_DIR = results.RESULTS_DIR / "qualify"
 KERNEL = "residual_add_relu"
 #: The verdict whose contract the pages quote (the project's own kernel).
 CONTRACT_FROM = "residual_add_relu"
+INCLUDE_MARK = re.compile(r"-8<")
 
 
 def _table(header: list[str], rows: list[list[object]]) -> str:
-    """Rows of trusted Markdown (data from outside is passed through cell())."""
+    """Rows of trusted Markdown (a file's strings are passed through inert()
+    or _code() first)."""
     return markdown_table(header, rows, escape=False) + "\n"
 
 
 # --------------------------------------------------------------------------
 # Committed qualification files
 # --------------------------------------------------------------------------
+
+
+def _code(value: object) -> str:
+    """A file's string as inline code, inert: a backtick in it cannot end a
+    Markdown code span, because the span is HTML and the text references."""
+    return f"<code>{inert(value)}</code>"
 
 
 def result_path(name: str, device: str = "cpu") -> Path:
@@ -84,8 +94,8 @@ def exit_codes_text() -> str:
 def isolation_text(name: str = CONTRACT_FROM) -> str:
     """How the committed verdict's candidate was isolated, as it states."""
     isolation = committed(name)["isolation"]
-    details = "; ".join(cell(d) for d in isolation["details"])
-    return f"{isolation['method']} ({details})"
+    details = "; ".join(inert(d) for d in isolation["details"])
+    return f"{inert(isolation['method'])} ({details})"
 
 
 def limits_text() -> str:
@@ -102,22 +112,22 @@ def limits_text() -> str:
 
 def black_box_limits_list() -> str:
     """What no black-box run can establish, as a Markdown list."""
-    return "\n".join(f"- {cell(item)}" for item in contract()["black_box_limits"])
+    return "\n".join(f"- {inert(item)}" for item in contract()["black_box_limits"])
 
 
 def gate_rules_list() -> str:
     """What the static gate refuses, as a Markdown list."""
-    return "\n".join(f"- {cell(rule)}" for rule in contract()["gate_rules"])
+    return "\n".join(f"- {inert(rule)}" for rule in contract()["gate_rules"])
 
 
 def cannot_establish_list() -> str:
     """What a run cannot establish, as every verdict lists it."""
-    return "\n".join(f"- {cell(item)}" for item in contract()["cannot_establish"])
+    return "\n".join(f"- {inert(item)}" for item in contract()["cannot_establish"])
 
 
 def review_constructs_text() -> str:
     names = contract()["review_constructs"]
-    shown = [f"`{cell(n)}`" for n in names]
+    shown = [_code(n) for n in names]
     return ", ".join(shown[:-1]) + f" and {shown[-1]}"
 
 
@@ -125,7 +135,7 @@ def divergence_text() -> str:
     """The known interpreter divergences an inconclusive verdict can name."""
     items = contract()["divergences"]
     return "; ".join(
-        f"`{name}` (Triton {d['triton']}): {cell(d['detail'])}"
+        f"{_code(name)} (Triton {inert(d['triton'])}): {inert(d['detail'])}"
         for name, d in items.items()
     )
 
@@ -135,7 +145,7 @@ def check_count() -> int:
 
 
 def check_table() -> str:
-    rows = [[f"`{c['name']}`", c["passes_when"]] for c in contract()["checks"]]
+    rows = [[_code(c["name"]), inert(c["passes_when"])] for c in contract()["checks"]]
     return _table(["check", "passes when"], rows)
 
 
@@ -143,12 +153,12 @@ def case_table(kind: str = "kernel") -> str:
     """The case list as Markdown, numbered in the order the evaluator runs."""
     rows = [
         [
-            c["number"],
-            f"`{c['name']}`",
-            c["inputs"],
-            c["catches"],
-            c["mode"]["cpu"],
-            c["mode"]["cuda"],
+            inert(c["number"]),
+            _code(c["name"]),
+            inert(c["inputs"]),
+            inert(c["catches"]),
+            inert(c["mode"]["cpu"]),
+            inert(c["mode"]["cuda"]),
         ]
         for c in _cases(kind)
     ]
@@ -158,7 +168,7 @@ def case_table(kind: str = "kernel") -> str:
 
 def launch_only_cases_text() -> str:
     names = [
-        f"`{c['name']}`" for c in _cases("kernel") if c["mode"]["cpu"] == "launch only"
+        _code(c["name"]) for c in _cases("kernel") if c["mode"]["cpu"] == "launch only"
     ]
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
@@ -181,7 +191,7 @@ def axis_limit_text() -> str:
 def bench_shapes_text() -> str:
     data = contract()
     text = ", ".join(f"{r}×{c}" for r, c in data["bench_shapes"])
-    return f"{text} (from {data['bench_shapes_source']})"
+    return f"{text} (from {inert(data['bench_shapes_source'])})"
 
 
 # --------------------------------------------------------------------------
@@ -192,7 +202,8 @@ def bench_shapes_text() -> str:
 def _fence(lines: list[str]) -> str:
     """A text block; the fence is longer than any backtick run inside (the
     lines quote a candidate's own messages)."""
-    body = "\n".join(lines)
+    # A "--8<--" line inside a fence is still an include to pymdownx.snippets.
+    body = INCLUDE_MARK.sub("-8 <", "\n".join(lines))
     fence = "```"
     while fence in body:
         fence += "`"
@@ -231,7 +242,8 @@ def verdict_summary(name: str) -> str:
     where = "a GPU"
     if v["device"] == "cpu":
         where = (
-            f"the Triton interpreter (Triton {soft['triton']}, torch {soft['torch']})"
+            f"the Triton interpreter (Triton {inert(soft['triton'])}, "
+            f"torch {inert(soft['torch'])})"
         )
     if v["status"] == "qualified":
         c = v["counts"]
@@ -242,21 +254,21 @@ def verdict_summary(name: str) -> str:
             f"{v['elapsed_s']:g} s of wall time on {where}"
         )
     if v["status"] == "harness-error":
-        return f"**harness error**: {cell(v['harness_error'])}"
+        return f"**harness error**: {inert(v['harness_error'])}"
     first = v["first_failure"]
     return (
-        f"**{v['status']}**: check `{first['check']}` failed first, on case "
-        f"`{first['case']}`, on {where}"
+        f"**{inert(v['status'])}**: check {_code(first['check'])} failed first, "
+        f"on case {_code(first['case'])}, on {where}"
     )
 
 
 def sha_text(name: str) -> str:
-    return f"`{committed(name)['sha256']}`"
+    return _code(committed(name)["sha256"])
 
 
 def failed_checks_text(name: str) -> str:
     checks = committed(name)["failed_checks"]
-    return ", ".join(f"`{c}`" for c in checks)
+    return ", ".join(_code(c) for c in checks)
 
 
 def failure_table(name: str) -> str:
@@ -269,8 +281,8 @@ def failure_table(name: str) -> str:
             if failure["check"] in seen:
                 continue
             seen.add(failure["check"])
-            detail = cell(failure["detail"])  # a candidate's own words
-            rows.append([f"`{entry['name']}`", f"`{failure['check']}`", detail])
+            detail = inert(failure["detail"])  # a candidate's own words
+            rows.append([_code(entry["name"]), _code(failure["check"]), detail])
     header = ["case", "check", "the evaluator's words (first failing call)"]
     return _table(header, rows)
 
@@ -293,22 +305,24 @@ def corpus_table() -> str:
     rows = []
     for e in _corpus()["candidates"]:
         first = e["first_failure"]
-        got = f"`{first['check']}`, `{first['case']}`" if first else "qualified"
+        got = "qualified"
+        if first:
+            got = f"{_code(first['check'])}, {_code(first['case'])}"
         if e["status"] == "inconclusive":
             got = f"inconclusive here ({got})"
-        must = e["expected_status"]
+        must = inert(e["expected_status"])
         if e["expected_check"]:
-            must += f" by `{e['expected_check']}`"
+            must += f" by {_code(e['expected_check'])}"
         name = Path(e["path"]).name
-        rows.append([f"`{name}`", must, cell(e["expected_reason"]), got])
+        rows.append([_code(name), must, inert(e["expected_reason"]), got])
     return _table(["candidate", "must be", "why", "first failing check, case"], rows)
 
 
 def kill_matrix_table() -> str:
     rows = []
     for check, row in _corpus()["kill_matrix"].items():
-        only = ", ".join(f"`{Path(p).stem}`" for p in row["only"]) or "**none**"
-        rows.append([f"`{check}`", len(row["catches"]), only])
+        only = ", ".join(_code(Path(p).stem) for p in row["only"]) or "**none**"
+        rows.append([_code(check), len(row["catches"]), only])
     header = ["check", "candidates it rejects", "rejected by this check alone"]
     return _table(header, rows)
 

@@ -7,6 +7,7 @@ statement about that CPU, never about a GPU.
 
 import functools
 
+from evidence.text import inert
 from snippets.capacity_planning.calculator import replicas_needed
 from snippets.lib.serving import measured
 from snippets.lib.serving.simulator import (
@@ -277,7 +278,7 @@ def facts() -> dict[str, str]:
         "fixed_share": f"{base.fixed / base(8, 8):.0%}",
         "per_seq_share": f"{8 * base.per_seq / base(8, 8):.0%}",
         "per_token_share": f"{8 * base.per_token / base(8, 8):.0%}",
-        "device": measured.device_label(measured.newest()),
+        "device": inert(measured.device_label(measured.newest())),
         "p99_100_low": f"{p99s[0] * 1e3:.1f} ms",
         "p99_100_median": f"{_median(p99s) * 1e3:.1f} ms",
         "p99_100_high": f"{p99s[-1] * 1e3:.1f} ms",

@@ -61,6 +61,8 @@ def facts() -> dict[str, str]:
         "answer.one_block_floor": f"{floor_s(2) * 1e6:.1f} µs",
         "answer.three_kernel_floor": f"{floor_s(4) * 1e6:.1f} µs",
         "answer.online_ratio": f"{online:.2f}×",
+        "answer.input_mb": f"{ROWS * COLS * 2 / 1e6:.1f} MB",
+        "given.l2": f"{H200.l2_bytes // 2**20} MiB",
         "answer.long_row_kib": f"{LONG_COLS * 4 // 1024} KiB",
     }
 

@@ -9,6 +9,7 @@ from snippets.lib.training_memory.budget import (
     gb,
     parameter_count,
     training_memory_bytes,
+    working_set_bytes,
 )
 
 SEQ_LEN = 8192
@@ -20,6 +21,12 @@ def per_gpu(recompute: str, zero_stage: int = 0, data_parallel: int = 1) -> dict
     return training_memory_bytes(
         LLAMA3_8B, MICRO_BATCH, SEQ_LEN, recompute, zero_stage, data_parallel
     )
+
+
+def working(recompute: str) -> dict:
+    """The backward pass's working set, part by part (the logits in fp32 and
+    their gradient; with full recomputation, the layer being recomputed)."""
+    return working_set_bytes(LLAMA3_8B, MICRO_BATCH, SEQ_LEN, recompute)
 
 
 def fits(parts: dict) -> bool:
@@ -43,6 +50,8 @@ def facts() -> dict[str, str]:
         "answer.selective_activations": gb(selective["activations"]),
         "answer.selective_total": gb(selective["total"]),
         "answer.full_activations": gb(full["activations"]),
+        "answer.logits": gb(working("selective")["logits"]),
+        "answer.recomputed": gb(working("full")["recomputed layer"]),
         "answer.full_total": gb(full["total"]),
         "answer.full_fits": "fits" if fits(full) else "does not fit",
         "answer.zero1_total": gb(zero1["total"]),

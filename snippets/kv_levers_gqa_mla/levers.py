@@ -73,6 +73,7 @@ def facts() -> dict[str, str]:
     gqa = 2 * e["layers"] * e["kv_heads"] * e["head_dim"] * 2
     mha = 2 * e["layers"] * e["heads"] * e["head_dim"] * 2
     return {
+        "memory": f"{H200.memory_bytes // 2**20:,} MiB",
         "mla_ratio": f"{kv_bytes_per_token('MHA') / kv_bytes_per_token('MLA'):.1f}",
         "gqa_ratio": f"{kv_bytes_per_token('MHA') / kv_bytes_per_token('GQA-8'):.0f}",
         "ex1_q": (

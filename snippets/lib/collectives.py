@@ -91,6 +91,53 @@ def tree_all_reduce_seconds(
 # --8<-- [end:ring-tree]
 
 
+# --8<-- [start:across-nodes]
+def group_wire(
+    collective: str,
+    world: int,
+    size: float,
+    per_node: int,
+    links: tuple[float, float, int],
+    nvls: bool = True,
+) -> dict:
+    """The bytes on the busiest link and the line-rate time of one
+    collective over `world` GPUs placed `per_node` to an NVSwitch node;
+    `links` is (NVLink, NIC bytes/s per direction, NICs per node).
+
+    In one node a ring sends bus_factor * size through each GPU's NVLink.
+    For an all-reduce NCCL picks NVLink SHARP (NVLS) there by default: the
+    switch adds, so each GPU sends its buffer once and receives the sum
+    once. Across nodes every ring enters and leaves each node once per
+    channel, and the channels are spread over the node's NICs: the node's
+    crossings carry the ring's bus bytes once, shared by one NIC per GPU of
+    the group; the rest of each GPU's bytes stay on NVLink."""
+    check_world(world)
+    if isinstance(per_node, bool) or not isinstance(per_node, int):
+        raise ValueError(f"per_node must be an integer, got {per_node!r}")
+    if not 1 <= per_node <= world:
+        raise ValueError(f"per_node must be 1 to {world}, got {per_node!r}")
+    nvlink, nic, nics = links
+    bus = bus_factor(collective, world) * size
+    if per_node == world:
+        if nvls and collective == "all_reduce":
+            seconds = size / nvlink
+            return {"bytes": size, "seconds": seconds, "link": "NVLink (NVLS)"}
+        return {"bytes": bus, "seconds": bus / nvlink, "link": "NVLink"}
+    rails = min(per_node, nics)
+    over_nic = bus / rails
+    over_nvlink = bus * (per_node - 1) / per_node
+    link = f"InfiniBand, {rails} of {nics} NICs a node"
+    return {
+        "bytes": over_nic,
+        "seconds": max(over_nic / nic, over_nvlink / nvlink),
+        "link": link,
+        "one_nic_seconds": bus / nic,
+    }
+
+
+# --8<-- [end:across-nodes]
+
+
 # --8<-- [start:alpha-beta]
 @dataclass(frozen=True)
 class AlphaBeta:

@@ -8,13 +8,20 @@ from pathlib import Path
 
 from evidence import RESULTS_DIR, read
 from evidence.tables import markdown_table
-from kernels.interconnects import INFINIBAND_NDR, NVLINK4_H200
+from evidence.text import inert
+from kernels.interconnects import (
+    GPUS_PER_NODE,
+    INFINIBAND_NDR,
+    NICS_PER_NODE,
+    NVLINK4_H200,
+)
 from snippets.lib.collectives import (
     AlphaBeta,
     bus_factor,
     fmt_bytes,
     fmt_rate,
     fmt_seconds,
+    group_wire,
 )
 
 RUNS = RESULTS_DIR / "collectives"
@@ -102,30 +109,34 @@ def held_back_table(
     return markdown_table(header, rows, "llrrr")
 
 
-def prediction_table(world_nvlink: int = 8, world_ib: int = 32) -> str:
-    """Wire time at the links' published rates: bus factor x size / link.
-    No alpha: no measurement of a per-call cost on those links exists here."""
+def prediction_table(world_nvlink: int = 8, nodes: int = 4) -> str:
+    """Wire time at the links' published rates, by placement: one node with
+    NVLS and with a ring, `nodes` full nodes over all their NICs, and as many
+    GPUs one to a node. No alpha: no measurement of a per-call cost on those
+    links exists here."""
+    links = (
+        NVLINK4_H200.per_direction_bytes_per_s,
+        INFINIBAND_NDR.per_direction_bytes_per_s,
+        NICS_PER_NODE,
+    )
+    world = nodes * GPUS_PER_NODE
     rows = []
     for size in PREDICTION_SIZES:
-        nv = (
-            bus_factor("all_reduce", world_nvlink)
-            * size
-            / NVLINK4_H200.per_direction_bytes_per_s
-        )
-        ib = (
-            bus_factor("all_reduce", world_ib)
-            * size
-            / INFINIBAND_NDR.per_direction_bytes_per_s
-        )
-        rows.append([fmt_bytes(size), fmt_seconds(nv), fmt_seconds(ib)])
-    nv_rate = fmt_rate(NVLINK4_H200.per_direction_bytes_per_s)
-    ib_rate = fmt_rate(INFINIBAND_NDR.per_direction_bytes_per_s)
+        places = [
+            group_wire("all_reduce", world_nvlink, size, world_nvlink, links),
+            group_wire("all_reduce", world_nvlink, size, world_nvlink, links, False),
+            group_wire("all_reduce", world, size, GPUS_PER_NODE, links),
+            group_wire("all_reduce", world, size, 1, links),
+        ]
+        rows.append([fmt_bytes(size), *(fmt_seconds(p["seconds"]) for p in places)])
     header = [
         "all-reduce size",
-        f"{world_nvlink} GPUs over NVLink ({nv_rate})",
-        f"{world_ib} GPUs over InfiniBand NDR ({ib_rate})",
+        f"{world_nvlink} GPUs, one node, NVLS",
+        f"{world_nvlink} GPUs, one node, ring",
+        f"{nodes} nodes of {GPUS_PER_NODE}, {NICS_PER_NODE} NICs a node",
+        f"{world} nodes of 1, one NIC each",
     ]
-    return markdown_table(header, rows, "lrr")
+    return markdown_table(header, rows, "lrrrr")
 
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -152,13 +163,13 @@ def facts() -> dict[str, str]:
     sizes = run["settings"]["sizes"]
     predicted = model.seconds(dp["gradient_bytes"])
     return {
-        "backend": run["settings"]["backend"],
-        "device": run["device"]["name"],
+        "backend": inert(run["settings"]["backend"]),
+        "device": inert(run["device"]["name"]),
         "cpus": f"{run['device'].get('logical_cpus')}",
         "worlds": " and ".join(str(w) for w in run["settings"]["world_sizes"]),
         "sizes": f"{fmt_bytes(min(sizes))} to {fmt_bytes(max(sizes))}",
         "iters": f"{run['settings']['iters']}",
-        "commit": run["identity"]["commit"][:10],
+        "commit": inert(run["identity"]["commit"][:10]),
         "alpha": fmt_seconds(f["alpha_s"]),
         "beta_rate": fmt_rate(1 / f["beta_s_per_byte"]),
         "busbw": fmt_rate(implied),

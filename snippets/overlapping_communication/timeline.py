@@ -17,8 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernels.interconnects import INFINIBAND_NDR
-from snippets.lib.collectives import bus_factor
+from kernels.interconnects import (
+    GPUS_PER_NODE,
+    INFINIBAND_NDR,
+    NICS_PER_NODE,
+    NVLINK4_H200,
+)
+from snippets.lib.collectives import group_wire
 from snippets.lib.parallel_step import BF16, SEQ_LEN, compute_seconds
 from snippets.lib.training_memory.budget import LLAMA3_8B, parameter_count
 
@@ -104,7 +109,8 @@ def llama_8b_tensors(
     first, then each layer's down, up, gate, norm, o, v, k, q, norm, the
     embedding last): bf16 bytes per tensor, compute time per tensor in
     proportion to its matmul's parameters (4 of the 6 FLOPs per parameter
-    per token), and the ring all-reduce over InfiniBand NDR."""
+    per token), and the all-reduce at line rate: across nodes, NCCL's rings
+    over all eight NICs of each node (snippets/lib/collectives.py)."""
     cfg = LLAMA3_8B
     h, kv = cfg.hidden, cfg.kv_heads * cfg.head_dim
     layer = [
@@ -125,9 +131,16 @@ def llama_8b_tensors(
     tensor_seconds = [backward * m / sum(matmul) for m in matmul]
     tensor_bytes = [BF16 * s for s in sizes]
 
+    per_node = min(dp, GPUS_PER_NODE)
+    links = (
+        NVLINK4_H200.per_direction_bytes_per_s,
+        INFINIBAND_NDR.per_direction_bytes_per_s,
+        NICS_PER_NODE,
+    )
+
     def comm(n_bytes: float) -> float:
-        wire = bus_factor("all_reduce", dp) * n_bytes
-        return alpha_s + wire / INFINIBAND_NDR.per_direction_bytes_per_s
+        wire = group_wire("all_reduce", dp, n_bytes, per_node, links)
+        return alpha_s + wire["seconds"]
 
     return tensor_seconds, tensor_bytes, comm
 

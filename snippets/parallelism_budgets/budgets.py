@@ -11,8 +11,14 @@ only a measurement gives.
 
 from __future__ import annotations
 
-from kernels.interconnects import GPUS_PER_NODE, INFINIBAND_NDR, NVLINK4_H200, Link
-from snippets.lib.collectives import bus_factor
+from kernels.interconnects import (
+    GPUS_PER_NODE,
+    INFINIBAND_NDR,
+    NICS_PER_NODE,
+    NVLINK4_H200,
+    Link,
+)
+from snippets.lib.collectives import bus_factor, group_wire
 from snippets.lib.parallel_step import (
     ASSUMED_MFU,
     BF16,
@@ -21,6 +27,12 @@ from snippets.lib.parallel_step import (
     compute_seconds,
 )
 from snippets.lib.training_memory.budget import MODELS, ModelConfig, parameter_count
+
+#: NVLink and one NIC, bytes/s per direction.
+LINE_RATES = (
+    NVLINK4_H200.per_direction_bytes_per_s,
+    INFINIBAND_NDR.per_direction_bytes_per_s,
+)
 
 
 def model(key: str) -> ModelConfig:
@@ -66,15 +78,19 @@ def zero_bytes(n_params: int, dp: int, stage: int) -> dict[str, float]:
 
 
 # --8<-- [start:tensor-parallel]
-def tensor_parallel_bytes(cfg: ModelConfig, tp: int, tokens: int, layers: int) -> float:
+def tensor_parallel_bytes(
+    cfg: ModelConfig, tp: int, tokens: int, layers: int, nvls: bool = True
+) -> float:
     """Megatron tensor parallelism: two all-reduces of the layer's output
     activations (tokens x hidden, bf16) in forward, after attention and
-    after the MLP, and two in backward, per layer. Sequence parallelism
-    swaps each for a reduce-scatter plus an all-gather: the same bytes."""
+    after the MLP, and two in backward, per layer. Inside an NVSwitch node
+    NCCL runs them as NVLS: the switch adds, so each GPU sends its buffer
+    once (a ring would send 2(n-1)/n of it)."""
     if tp < 2:
         return 0.0
     activation = tokens * cfg.hidden * BF16
-    return 4 * layers * bus_factor("all_reduce", tp) * activation
+    per_call = 1.0 if nvls else bus_factor("all_reduce", tp)
+    return 4 * layers * per_call * activation
 
 
 # --8<-- [end:tensor-parallel]
@@ -113,6 +129,22 @@ def expert_all_to_all_bytes(
 # --8<-- [end:expert-parallel]
 
 
+def _calls(calls: list, world: int, size: float, per_node: int) -> dict:
+    """The wire of several collectives (name, times) on one group, added."""
+    links = (LINE_RATES[0], LINE_RATES[1], NICS_PER_NODE)
+    wires = [
+        group_wire(name, world, size, per_node, links)
+        for name, times in calls
+        for _ in range(times)
+    ]
+    return {
+        "bytes": sum(w["bytes"] for w in wires),
+        "link": wires[0]["link"],
+        "seconds": sum(w["seconds"] for w in wires),
+        "one_nic_seconds": sum(w.get("one_nic_seconds", w["seconds"]) for w in wires),
+    }
+
+
 # --8<-- [start:layout]
 def layout_budget(
     key: str,
@@ -123,10 +155,11 @@ def layout_budget(
     zero_stage: int = 0,
     mfu: float = ASSUMED_MFU,
 ) -> dict:
-    """Per GPU per step: compute time, and each kind of traffic's bytes,
-    link and wire time. Ranks are placed tensor-parallel innermost, then
-    data parallel, then pipeline (Megatron's order), 8 GPUs per NVSwitch
-    node: a group that spans nodes crosses InfiniBand."""
+    """Per GPU per step: compute time, and each kind of traffic's bytes on
+    its busiest link, that link and the wire time. Ranks are placed
+    tensor-parallel innermost, then data parallel, then pipeline
+    (Megatron's order), 8 GPUs and 8 NICs per NVSwitch node: a group that
+    spans nodes crosses InfiniBand on one NIC per GPU it has in a node."""
     for name, value in (
         ("tp", tp),
         ("pp", pp),
@@ -145,43 +178,37 @@ def layout_budget(
     bubble = pipeline_bubble(pp, micro_batches)
     compute = compute_seconds(n, tokens, gpus, mfu) / (1 - bubble)
     shard = n // (tp * pp)  # the weights one GPU holds before ZeRO
-    dp_link = NVLINK4_H200 if tp * dp <= GPUS_PER_NODE else INFINIBAND_NDR
+    dp_per_node = min(dp, GPUS_PER_NODE // tp)  # one rail per GPU of the group
     pp_link = NVLINK4_H200 if tp * dp * pp <= GPUS_PER_NODE else INFINIBAND_NDR
     traffic = {}
     if dp > 1:
-        grads = (
-            data_parallel_bytes(shard, dp)
-            if zero_stage == 0
-            else sum(zero_bytes(shard, dp, zero_stage).values())
-        )
+        gathers = 2 if zero_stage == 3 else 1  # ZeRO-3 gathers for both passes
+        calls = [("all_reduce", 1)]
+        if zero_stage:
+            calls = [("reduce_scatter", 1), ("all_gather", gathers)]
         # gradients overlap the backward pass (about 2/3 of the compute);
         # ZeRO-3's weight gathers can run ahead of the forward pass too
         window = compute if zero_stage == 3 else compute * 2 / 3
-        traffic["data parallel"] = (grads, dp_link, window)
+        traffic["data parallel"] = (
+            _calls(calls, dp, shard * BF16, dp_per_node),
+            window,
+        )
     if tp > 1:
         tp_bytes = tensor_parallel_bytes(
             cfg, tp, micro_batches * tokens_per_micro, cfg.layers // pp
         )
-        traffic["tensor parallel"] = (
-            tp_bytes,
-            NVLINK4_H200,
-            0.0,
-        )  # on the critical path
+        seconds = wire_seconds(tp_bytes, NVLINK4_H200)
+        row = {"bytes": tp_bytes, "link": "NVLink (NVLS)", "seconds": seconds}
+        traffic["tensor parallel"] = (row, 0.0)  # on the critical path
     if pp > 1:
         pp_bytes = pipeline_bytes(cfg, tp, tokens_per_micro, micro_batches)
-        traffic["pipeline"] = (
-            pp_bytes,
-            pp_link,
-            compute,
-        )  # sends overlap other micro-batches
+        seconds = wire_seconds(pp_bytes, pp_link)
+        row = {"bytes": pp_bytes, "link": pp_link.short, "seconds": seconds}
+        # sends overlap other micro-batches
+        traffic["pipeline"] = (row, compute)
     rows = {
-        kind: {
-            "bytes": b,
-            "link": link.short,
-            "seconds": wire_seconds(b, link),
-            "hides": wire_seconds(b, link) <= window,
-        }
-        for kind, (b, link, window) in traffic.items()
+        kind: {**row, "hides": row["seconds"] <= window}
+        for kind, (row, window) in traffic.items()
     }
     return {"gpus": gpus, "compute_seconds": compute, "bubble": bubble, "traffic": rows}
 
@@ -232,7 +259,8 @@ def expert_parallel_budget(
     across_nodes: bool = False,
 ) -> str:
     """All-to-all bytes per GPU per step for an MoE model, and their time
-    over NVLink (inside a node) or InfiniBand (across nodes)."""
+    over NVLink (inside a node) or InfiniBand (across nodes, one expert GPU
+    in each node, so each sends over its own NIC)."""
     n_bytes = expert_all_to_all_bytes(tokens, hidden, top_k, ep, moe_layers)
     link = INFINIBAND_NDR if across_nodes else NVLINK4_H200
     return (

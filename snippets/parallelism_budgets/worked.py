@@ -6,7 +6,12 @@ from __future__ import annotations
 import math
 
 from evidence.tables import markdown_table
-from kernels.interconnects import GPUS_PER_NODE, INFINIBAND_NDR, NVLINK4_H200
+from kernels.interconnects import (
+    GPUS_PER_NODE,
+    INFINIBAND_NDR,
+    NICS_PER_NODE,
+    NVLINK4_H200,
+)
 from snippets.lib.parallel_step import (
     ASSUMED_MFU,
     MICRO_BATCH,
@@ -14,6 +19,7 @@ from snippets.lib.parallel_step import (
     compute_seconds,
 )
 from snippets.parallelism_budgets.budgets import (
+    data_parallel_bytes,
     expert_all_to_all_bytes,
     fmt_gb,
     fmt_s,
@@ -82,7 +88,7 @@ def layout_table() -> str:
     header = [
         "layout",
         "traffic",
-        "per GPU per step",
+        "per GPU per step, busiest link",
         "link",
         "wire time",
         "compute",
@@ -91,9 +97,9 @@ def layout_table() -> str:
     return markdown_table(header, rows, "llrlrrl")
 
 
-# Exercise 1: how many accumulation micro-batches hide 8B's all-reduce over
-# InfiniBand inside half of the backward pass?
-def accumulation_needed(name: str = "8b-4nodes", share_of_backward: float = 0.5) -> int:
+# Exercise 1: how many accumulation micro-batches hide 70B's gradient traffic
+# (one NIC per data-parallel group in a node) inside half of the backward?
+def accumulation_needed(name: str = "70b-tp-dp", share_of_backward: float = 0.5) -> int:
     _, key, tp, pp, dp, _m, zero = LAYOUTS[name]
     for m in range(1, 1025):
         b = layout_budget(key, tp, pp, dp, m, zero)
@@ -125,6 +131,23 @@ def moe_bytes() -> float:
 IB = INFINIBAND_NDR.per_direction_bytes_per_s
 
 
+# Exercise 5: the one-NIC mistake, charging the 4-node ring's bytes to one
+# GPU's NIC as if the node had no other.
+def one_nic_facts(name: str = "8b-4nodes") -> dict[str, str]:
+    b = budget(name)
+    row = b["traffic"]["data parallel"]
+    wrong, right = row["one_nic_seconds"], row["seconds"]
+    return {
+        "ex5.bus": fmt_gb(data_parallel_bytes(params("llama3-8b"), 32)),
+        "ex5.wrong": fmt_s(wrong),
+        "ex5.wrong_share": f"{wrong / b['compute_seconds']:.0%}",
+        "ex5.right": fmt_s(right),
+        "ex5.right_share": f"{right / b['compute_seconds']:.0%}",
+        "ex5.factor": f"{wrong / right:.1f}",
+        "ex5.nics": f"{NICS_PER_NODE}",
+    }
+
+
 def facts() -> dict[str, str]:
     out = {
         "seq_len": f"{SEQ_LEN:,}",
@@ -150,10 +173,12 @@ def facts() -> dict[str, str]:
             out[f"{name}.{k}.seconds"] = fmt_s(row["seconds"])
             out[f"{name}.{k}.share"] = f"{row['seconds'] / b['compute_seconds']:.0%}"
     m = accumulation_needed()
-    b = layout_budget("llama3-8b", 1, 1, 32, m, 0)
+    _, key, tp, pp, dp, _m, zero = LAYOUTS["70b-tp-dp"]
+    b = layout_budget(key, tp, pp, dp, m, zero)
     out["ex1.m"] = f"{m}"
     out["ex1.compute"] = fmt_s(b["compute_seconds"])
     out["ex1.wire"] = fmt_s(b["traffic"]["data parallel"]["seconds"])
+    out |= one_nic_facts()
     z3 = layout_budget("llama3-8b", 1, 1, 32, 1, 3)
     out["ex2.bytes"] = fmt_gb(z3["traffic"]["data parallel"]["bytes"])
     out["ex2.seconds"] = fmt_s(z3["traffic"]["data parallel"]["seconds"])

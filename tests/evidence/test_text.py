@@ -2,7 +2,7 @@
 
 import pytest
 
-from evidence.text import first_string_problem, inert, string_problem
+from evidence.text import first_string_problem, inert, plain_word, string_problem
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,16 @@ def test_the_first_problem_names_its_field_and_keys_are_checked():
         "a key holds U+0301 (combining acute accent): a name may use printable "
         "ASCII only (a look-alike letter could pass for another device)",
     )
+
+
+@pytest.mark.parametrize("word", ["kernels/residual_add_relu.py", "4096×4096"])
+def test_a_plain_word_passes_unchanged(word):
+    assert plain_word(word) == word
+
+
+@pytest.mark.parametrize(
+    "word", ["a`b", "<img onerror=x>", "x y", "[l](x)", ""], ids=repr
+)
+def test_anything_else_shown_as_code_is_refused_in_one_line(word):
+    with pytest.raises(ValueError, match="may not be shown as code"):
+        plain_word(word)

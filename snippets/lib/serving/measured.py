@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evidence import read
 from evidence.method import parse_utc
+from evidence.text import inert
 from snippets.lib.diagrams import (
     ACCENT,
     FONT_SIZE,
@@ -397,10 +398,12 @@ def _ms(seconds: float | None) -> str:
 def footnote(result: dict) -> str:
     ident = result["identity"]
     return (
-        f"*{device_label(result)}, measured; clock: "
-        f"{result['settings'].get('clock', 'wall time')}; "
-        f"commit `{ident['commit'][:7]}`, {ident['started_utc'][:10]}, torch "
-        f"{result['software']['torch']}, {result['settings']['torch_threads']} "
+        f"*{inert(device_label(result))}, measured; clock: "
+        f"{inert(result['settings'].get('clock', 'wall time'))}; "
+        f"commit <code>{inert(ident['commit'][:7])}</code>, "
+        f"{inert(ident['started_utc'][:10])}, torch "
+        f"{inert(result['software']['torch'])}, "
+        f"{result['settings']['torch_threads']} "
         "thread(s).*"
     )
 
@@ -442,7 +445,7 @@ def step_model_text() -> str:
         f"{t.fixed * 1e3:.3f} ms per step, plus {t.per_seq * 1e3:.3f} ms per "
         f"sequence, plus {t.per_token * 1e6:.1f} µs per token fed "
         f"(fitted to {sum(s['count'] for s in steps)} steps, "
-        f"{device_label(result)})"
+        f"{inert(device_label(result))})"
     )
 
 
@@ -515,14 +518,14 @@ def facts() -> dict[str, str]:
     s = result["settings"]
     loads = result["loads"]
     out = {
-        "device": device_label(result),
+        "device": inert(device_label(result)),
         "requests": str(s["requests_per_load"]),
         "new_tokens": str(s["max_new_tokens"]),
         "engine": f"max_batch={s['max_batch']}, block_size={s['block_size']}, "
         f"num_blocks={s['num_blocks']}",
         "probe_rps": f"{s['capacity_probe_rps']:.0f} requests/s",
         "fractions": ", ".join(f"{f:.0%}" for f in s["load_fractions"]),
-        "clock": s.get("clock", "wall time"),
+        "clock": inert(s.get("clock", "wall time")),
         "slo": f"TTFT at most {s['slo']['ttft_s'] * 1e3:g} ms and TPOT at most "
         f"{s['slo']['tpot_s'] * 1e3:g} ms",
         "p95_rank": ordinal(rank_from_top(95, s["requests_per_load"])),

@@ -1,6 +1,7 @@
 """The page text built from committed qualification results and the
 comparison (scripts/site/qualify_pages.py)."""
 
+import html
 import json
 import subprocess
 import sys
@@ -42,22 +43,22 @@ def test_contract_text_matches_the_committed_contract():
     assert pages.isolation_text().startswith(("bubblewrap (", "fallback ("))
     assert pages.limits_text().startswith("30 s per case, 300 s for the whole run")
     assert pages.black_box_limits_list().count("\n- ") >= 3
-    assert "`ctypes`" in pages.review_constructs_text()
+    assert "<code>ctypes</code>" in pages.review_constructs_text()
     assert "float64" in pages.divergence_text()
     assert pages.interpreter_max_numel_text() == "2,097,152"
     assert pages.axis_limit_text() == "65,535"
     assert pages.grid_limits_text() == (
         "2,147,483,647 programs on axis 0 and 65,535 on axes 1 and 2"
     )
-    assert pages.bench_shapes_text() == (
+    assert html.unescape(pages.bench_shapes_text()) == (
         "1024×1024, 32768×4096, 50021×4099 (from kernels/residual_add_relu.py)"
     )
     assert pages.launch_only_cases_text() == (
-        "`programs-past-65535`, `bench-32768x4096`, `bench-50021x4099` and "
-        "`size-bands-large`"
+        "<code>programs-past-65535</code>, <code>bench-32768x4096</code>, "
+        "<code>bench-50021x4099</code> and <code>size-bands-large</code>"
     )
     table = pages.case_table("unsupported")
-    assert table.count("\n") == 2 + 5 and "`not-a-tensor`" in table
+    assert table.count("\n") == 2 + 5 and "<code>not-a-tensor</code>" in table
 
 
 def test_a_candidates_words_cannot_break_the_page(monkeypatch):

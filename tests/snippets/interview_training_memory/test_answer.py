@@ -20,3 +20,15 @@ def test_facts():
     f = a.facts()
     assert f["answer.bytes_per_param"] == "16"
     assert f["answer.full_fits"] == "fits"
+
+
+def test_the_parts_the_page_shows_add_up_to_its_totals():
+    # audit F15: the working set (logits, the recomputed layer) is a part
+    from snippets.interview_training_memory import answer as a
+
+    sel, full = a.per_gpu("selective"), a.per_gpu("full")
+    state = sel["weights"] + sel["gradients"] + sel["optimizer"]
+    logits = a.working("selective")["logits"]
+    assert sel["total"] == state + sel["activations"] + logits
+    recomputed = a.working("full")["recomputed layer"]
+    assert full["total"] == state + full["activations"] + recomputed + logits

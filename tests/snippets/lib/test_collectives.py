@@ -66,3 +66,35 @@ def test_the_calculator_states_time_and_both_bandwidths():
     assert "all_reduce of 256 MiB over 8 ranks" in text and "busbw" in text
     with pytest.raises(ValueError):
         c.collective_time(size_mib=0)
+
+
+LINKS = (450e9, 50e9, 8)
+
+
+def test_a_group_in_one_node_all_reduces_by_nvls_and_gathers_by_ring():
+    nvls = c.group_wire("all_reduce", 8, 1e9, 8, LINKS)
+    assert nvls["bytes"] == 1e9 and nvls["link"] == "NVLink (NVLS)"
+    ring = c.group_wire("all_reduce", 8, 1e9, 8, LINKS, nvls=False)
+    assert ring["bytes"] == pytest.approx(1.75e9)
+    gather = c.group_wire("all_gather", 8, 1e9, 8, LINKS)
+    assert gather["bytes"] == pytest.approx(7 / 8 * 1e9)
+
+
+@pytest.mark.parametrize(
+    "per_node, rails",
+    [(1, 1), (2, 2), (4, 4), (8, 8)],
+    ids=["one-gpu-a-node", "two", "four", "eight"],
+)
+def test_a_group_across_nodes_shares_its_ring_over_one_nic_per_gpu(per_node, rails):
+    wire = c.group_wire("all_reduce", 32, 1e9, per_node, LINKS)
+    bus = 2 * 31 / 32 * 1e9
+    assert wire["bytes"] == pytest.approx(bus / rails)
+    nvlink = bus * (per_node - 1) / per_node / 450e9
+    assert wire["seconds"] == pytest.approx(max(bus / rails / 50e9, nvlink))
+    assert wire["one_nic_seconds"] == pytest.approx(bus / 50e9)
+
+
+@pytest.mark.parametrize("per_node", [0, 33, 2.5, True], ids=str)
+def test_a_placement_that_cannot_be_is_refused(per_node):
+    with pytest.raises(ValueError, match="per_node"):
+        c.group_wire("all_reduce", 32, 1e9, per_node, LINKS)

@@ -32,16 +32,37 @@ def test_the_pipeline_bubble(p, m, bubble):
     assert b.pipeline_bubble(p, m) == pytest.approx(bubble)
 
 
-def test_groups_that_span_nodes_cross_infiniband():
+def test_groups_that_span_nodes_cross_infiniband_on_one_nic_per_gpu():
     inside = b.layout_budget("llama3-8b", dp=8)["traffic"]["data parallel"]
-    across = b.layout_budget("llama3-8b", dp=16)["traffic"]["data parallel"]
-    assert (
-        inside["link"] == NVLINK4_H200.short and across["link"] == INFINIBAND_NDR.short
-    )
+    across = b.layout_budget("llama3-8b", dp=32)["traffic"]["data parallel"]
+    assert inside["link"] == "NVLink (NVLS)"
+    assert across["link"] == "InfiniBand, 8 of 8 NICs a node"
+    ring = b.data_parallel_bytes(b.params("llama3-8b"), 32)
+    nic = INFINIBAND_NDR.per_direction_bytes_per_s
+    # the audit's arithmetic: 2 x 31/32 x 16.06 GB / 8 NICs / 50 GB/s
+    assert across["bytes"] == pytest.approx(ring / 8)
+    assert across["seconds"] == pytest.approx(ring / 8 / nic)
+    assert across["one_nic_seconds"] == pytest.approx(ring / nic)
     tp = b.layout_budget("llama3-70b", tp=8, dp=4, zero_stage=1)["traffic"]
+    assert tp["data parallel"]["link"] == "InfiniBand, 1 of 8 NICs a node"
+    assert tp["data parallel"]["seconds"] == pytest.approx(
+        tp["data parallel"]["one_nic_seconds"]
+    )
     assert (
-        tp["tensor parallel"]["link"] == NVLINK4_H200.short
+        tp["tensor parallel"]["link"] == "NVLink (NVLS)"
         and not tp["tensor parallel"]["hides"]
+    )
+
+
+def test_nvls_sends_each_buffer_once_a_ring_twice_less_a_share():
+    cfg = b.model("llama3-8b")
+    nvls = b.tensor_parallel_bytes(cfg, 8, 10, 1)
+    ring = b.tensor_parallel_bytes(cfg, 8, 10, 1, nvls=False)
+    assert ring == pytest.approx(nvls * 2 * 7 / 8)
+    node = b.layout_budget("llama3-8b", dp=8)["traffic"]["data parallel"]
+    grads = b.params("llama3-8b") * 2
+    assert node["seconds"] == pytest.approx(
+        grads / NVLINK4_H200.per_direction_bytes_per_s
     )
 
 
