@@ -311,6 +311,11 @@ def _version(tool: str, target: str = TARGET_ARCH) -> str:
     return text.strip().splitlines()[-2].strip()  # "Cuda compilation tools, ..."
 
 
+def ptxas_version(target: str = TARGET_ARCH) -> str:
+    """The ``ptxas --version`` line an artifact file records for ``target``."""
+    return _version("ptxas", target)
+
+
 _SASS_LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-f]{4,})\*/\s+(?P<text>[^;]*?)\s*;")
 _BRANCH = re.compile(r"\bBRA\b.*\b0x(?P<target>[0-9a-f]+)\s*$")
 _PREDICATE = re.compile(r"^@!?U?P[T0-9]+\s+")
@@ -469,6 +474,12 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
         target=GPUTarget("cuda", TARGETS[target], 32),
         options=plan.launch.options(),
     )
+    return {**plan.inputs(), **describe_compiled(compiled, target, where)}
+
+
+def describe_compiled(compiled, target: str, where: str) -> dict:
+    """What came out of one compiled kernel (Triton's or Gluon's,
+    ``scripts/artifacts/gluon.py``): the output fields of a build record."""
     cubin, ptx = compiled.asm["cubin"], compiled.asm["ptx"]
     if f".target {target}" not in ptx:
         raise RuntimeError(f"{where}: PTX is not for {target}")
@@ -477,7 +488,6 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
     ptx_lines = _ptx_instructions(ptx)
     found = partitions(compiled.asm["ttgir"])  # a warp-specialised build's only
     return {
-        **plan.inputs(),
         # What the compiler used: the launch's stages, or Triton's default.
         "num_stages": int(compiled.metadata.num_stages),
         "shared_bytes": int(compiled.metadata.shared),
