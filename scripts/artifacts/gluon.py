@@ -10,6 +10,8 @@ a descriptor is untouched):
   same output fields as ``scripts/artifacts/build.py``, through its
   ``describe_compiled``), one build per file: the target's Gluon kernel
   with ``GLUON_CONFIG``'s tiles, bf16 operands;
+- ``triton-3.6/``: the same files from Triton 3.6, the GPU machine's
+  compiler (run with that Triton; the folder's name is checked);
 - ``layouts.json``: for each target, every layout attribute the TTGIR
   defines (``#mma = #ttg.nvidia_mma<...>``), for the Gluon build and for
   Triton's version 2 build ``v2-bf16-tma-persistent`` compiled here the
@@ -175,6 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         print(f"{PROG}: error: --out {args.out} is not a folder", file=sys.stderr)
+        return 2
+    wanted = re.fullmatch(r"triton-(\d+\.\d+)", args.out.name)
+    import triton
+
+    if wanted and not triton.__version__.startswith(wanted[1] + "."):
+        print(f"{PROG}: error: {args.out} holds Triton {wanted[1]} artifacts, but "
+              f"this Python has Triton {triton.__version__}", file=sys.stderr)  # fmt: skip
         return 2
     for path in build_all(args.out):
         print(f"wrote {results.display_path(path)}")

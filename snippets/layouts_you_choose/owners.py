@@ -28,20 +28,23 @@ ARTIFACT_LAYOUTS = ROOT / "results" / "artifacts" / "gluon" / "layouts.json"
 
 #: The layouts the page draws, as plain data (compiler.py builds the Gluon
 #: object of each). Shapes are whole multiples of each layout's tile.
-EXAMPLE = {"size_per_thread": [1, 4], "threads_per_warp": [4, 8],
-           "warps_per_cta": [2, 2], "order": [1, 0]}  # fmt: skip
+# --8<-- [start:specs]
+EXAMPLE = {"size_per_thread": [1, 2], "threads_per_warp": [8, 4],
+           "warps_per_cta": [1, 2], "order": [1, 0]}  # an 8 x 16 tile
 SPECS = {
-    "blocked": {"kind": "blocked", **EXAMPLE, "shape": [8, 64]},
-    "blocked-tall": {"kind": "blocked", **EXAMPLE, "shape": [16, 64]},
+    "blocked": {"kind": "blocked", **EXAMPLE, "shape": [8, 16]},
+    "blocked-tall": {"kind": "blocked", **EXAMPLE, "shape": [16, 16]},
     "slice": {"kind": "slice", "dim": 1, "parent": EXAMPLE, "shape": [8]},
     "nvmma-128": {"kind": "nvmma", "swizzle": 128, "bits": 16, "shape": [8, 64]},
     "nvmma-64": {"kind": "nvmma", "swizzle": 64, "bits": 16, "shape": [8, 64]},
+    "nvmma-none": {"kind": "nvmma", "swizzle": 0, "bits": 16, "shape": [8, 64]},
     "nvmma-a-tile": {"kind": "nvmma", "swizzle": 128, "bits": 16, "shape": [128, 64]},
     "nvmma-b-tile": {"kind": "nvmma", "swizzle": 128, "bits": 16, "shape": [64, 256]},
     "tmem": {"kind": "tmem", "block": [128, 256], "shape": [128, 256]},
     "tmem-m64": {"kind": "tmem", "block": [64, 64], "shape": [64, 64]},
     "tmem-regs": {"kind": "tmem_regs", "num_warps": 8, "shape": [128, 256]},
 }
+# --8<-- [end:specs]
 
 
 def _radix(digits: list[int], radices: list[int], order: list[int]) -> int:
@@ -303,3 +306,92 @@ def triton_specs() -> dict:
                            "warps_per_cta": blocked["warpsPerCTA"],
                            "order": blocked["order"], "shape": [128, 256]},
     }  # fmt: skip
+
+
+# --8<-- [start:banks]
+def bank_groups(spec_name: str, chunk: int = 0, rows: int = 8) -> int:
+    """Distinct 16-byte bank groups (of the eight a 128-byte line has) that
+    ``rows`` rows hit when each reads its logical chunk ``chunk``: eight
+    means one pass, one means the reads queue up eight deep."""
+    spec = SPECS[spec_name]
+    vec = 128 // spec["bits"]
+    view = model(spec)
+    bytes_per = spec["bits"] // 8
+    return len({view[(r, chunk * vec)] * bytes_per // 16 % 8 for r in range(rows)})
+    # --8<-- [end:banks]
+
+
+PROBE = (5, 11)
+TALL_PROBE = (12, 9)
+SWIZZLE_PROBE = (3, 17)
+TMEM_ROW = 20
+
+
+def _owner(view, coord) -> str:
+    warp, lane, reg = view[coord]
+    return f"warp {warp}, lane {lane}, register {reg}"
+
+
+def _exercises() -> dict[str, str]:
+    tall = model(SPECS["blocked-tall"])
+    spec = SPECS["nvmma-128"]
+    offset = nvmma_offset(spec["swizzle"], spec["bits"], spec["shape"], SWIZZLE_PROBE)
+    width = spec["swizzle"] * 8 // spec["bits"]
+    return {
+        "ex1.coord": str(TALL_PROBE),
+        "ex1.owner": _owner(tall, TALL_PROBE),
+        "ex1.regs": str(1 + max(r for _, _, r in tall.values())),
+        "ex2.coord": str(SWIZZLE_PROBE),
+        "ex2.offset": str(offset),
+        "ex2.slot": str((offset - SWIZZLE_PROBE[0] * width) // (128 // spec["bits"])),
+        "ex2.logical": str(SWIZZLE_PROBE[1] // (128 // spec["bits"])),
+        "ex3.row": str(TMEM_ROW),
+        "ex3.lane": str(tmem_cell(64, (TMEM_ROW, 0))[0]),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, by name."""
+    from kernels.devices import TARGETS
+
+    view = model(SPECS["blocked"])
+    rows, cols = SPECS["blocked"]["shape"]
+    picked = triton_specs()
+    mma, blocked = model(picked["triton-mma"]), model(picked["triton-blocked"])
+    first = sorted((r, c) for c, (w, lane, r) in mma.items() if (w, lane) == (0, 0))
+    tmem_cols = TARGETS["sm_100a"].tensor_memory_bytes_per_sm // (128 * 4)
+    gluon = artifact_layouts()["sm_90a"]["gluon-bf16-tma-persistent"]["mma"]
+    same = parse_layout(gluon) == parse_layout(artifact_layouts()["sm_90a"][TRITON_BUILD]["mma"])
+    return {
+        "tile": f"{rows} × {cols}",
+        "threads": str(32 * len({w for w, _, _ in view.values()})),
+        "regs": str(1 + max(r for _, _, r in view.values())),
+        "probe": str(PROBE),
+        "probe_owner": _owner(view, PROBE),
+        "slice_sharing": str(len(model(SPECS["slice"])[(0,)])),
+        "banks_plain": str(bank_groups("nvmma-none")),
+        "banks_swizzled": str(bank_groups("nvmma-128")),
+        "tmem_columns": str(tmem_cols),
+        "acc_columns": str(SPECS["tmem"]["shape"][1]),
+        "tmem_regs": str(1 + max(r for _, _, r in model(SPECS["tmem-regs"]).values())),
+        "triton_mma_regs": str(1 + max(r for _, _, r in mma.values())),
+        "triton_mma_first": ", ".join(str(c) for _, c in first[:4]),
+        "triton_blocked_vector": str(picked["triton-blocked"]["size_per_thread"][1]),
+        "triton_blocked_bytes": str(picked["triton-blocked"]["size_per_thread"][1] * 2),
+        "triton_blocked_regs": str(1 + max(r for _, _, r in blocked.values())),
+        "gluon_same_mma": "the same" if same else "a different",
+        **_exercises(),
+    }
+
+
+if __name__ == "__main__":
+    view = model(SPECS["blocked"])
+    print(f"BlockedLayout{tuple(EXAMPLE.values())} on {SPECS['blocked']['shape']}:")
+    for r in range(3):
+        print("  row", r, " ".join(f"{w}.{lane}.{reg}" for w, lane, reg in
+                                   (view[(r, c)] for c in range(8))), "...")  # fmt: skip
+    print("element", PROBE, "->", _owner(view, PROBE))
+    for name in ("nvmma-none", "nvmma-128"):
+        print(f"{name}: 8 rows reading chunk 0 hit {bank_groups(name)} bank group(s)")
+    print("compiler agrees on", sum(not mismatches(model(s), compiler_view(n))
+                                    for n, s in SPECS.items()), "of", len(SPECS), "layouts")  # fmt: skip
