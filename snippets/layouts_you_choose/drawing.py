@@ -5,11 +5,24 @@ linear layouts by the tests, drawn."""
 from snippets.layouts_you_choose import owners
 
 
-def owner_cells(spec_name: str = "blocked") -> list[tuple[int, int, str, int]]:
+def owner_cells(spec_name: str = "blocked", view: dict | None = None) -> list[tuple]:
     """(row, col, label, warp) for every element of a 2-D register layout:
-    the label is "lane:register", the warp picks the colour."""
-    view = owners.model(owners.SPECS[spec_name])
+    the label is "lane:register", the warp picks the colour. The model's
+    view unless ``view`` (the compiler's, say) is given."""
+    view = owners.model(owners.SPECS[spec_name]) if view is None else view
     return [(r, c, f"{lane}:{reg}", warp) for (r, c), (warp, lane, reg) in sorted(view.items())]
+
+
+# --8<-- [start:check-drawing]
+def drawing_problems(spec_name: str, bases: dict) -> list[str]:
+    """Cells where the drawing (the model's) differs from the drawing the
+    compiler's bases give; empty when the picture is what the compiler says."""
+    drawn = owner_cells(spec_name)
+    told = owner_cells(spec_name, owners.view_from_bases(owners.SPECS[spec_name], bases))
+    bad = [(a, b) for a, b in zip(drawn, told, strict=True) if a != b]
+    return [f"({a[0]}, {a[1]}): drawn {a[2]} warp {a[3]}, compiler {b[2]} warp {b[3]}"
+            for a, b in bad[:5]]  # fmt: skip
+    # --8<-- [end:check-drawing]
 
 
 def owner_figure(spec_name: str = "blocked"):

@@ -321,6 +321,12 @@ def bank_groups(spec_name: str, chunk: int = 0, rows: int = 8) -> int:
     # --8<-- [end:banks]
 
 
+#: Shared memory: 32 banks of 4 bytes (CUDA C++ Programming Guide, "Shared
+#: Memory", compute capability 5.x and up).
+BANKS, BANK_BYTES = 32, 4
+#: Tensor memory's lanes per SM (PTX ISA, "Tensor Memory"; kernels/devices.py
+#: holds its size).
+TMEM_LANES = 128
 PROBE = (5, 11)
 TALL_PROBE = (12, 9)
 SWIZZLE_PROBE = (3, 17)
@@ -347,6 +353,7 @@ def _exercises() -> dict[str, str]:
         "ex2.logical": str(SWIZZLE_PROBE[1] // (128 // spec["bits"])),
         "ex3.row": str(TMEM_ROW),
         "ex3.lane": str(tmem_cell(64, (TMEM_ROW, 0))[0]),
+        "ex3.per_quarter": str(sum(1 for r in range(64) if tmem_cell(64, (r, 0))[0] < 32)),
     }
 
 
@@ -359,7 +366,7 @@ def facts() -> dict[str, str]:
     picked = triton_specs()
     mma, blocked = model(picked["triton-mma"]), model(picked["triton-blocked"])
     first = sorted((r, c) for c, (w, lane, r) in mma.items() if (w, lane) == (0, 0))
-    tmem_cols = TARGETS["sm_100a"].tensor_memory_bytes_per_sm // (128 * 4)
+    tmem_cols = TARGETS["sm_100a"].tensor_memory_bytes_per_sm // (TMEM_LANES * 4)
     gluon = artifact_layouts()["sm_90a"]["gluon-bf16-tma-persistent"]["mma"]
     same = parse_layout(gluon) == parse_layout(artifact_layouts()["sm_90a"][TRITON_BUILD]["mma"])
     return {
@@ -372,6 +379,12 @@ def facts() -> dict[str, str]:
         "banks_plain": str(bank_groups("nvmma-none")),
         "banks_swizzled": str(bank_groups("nvmma-128")),
         "tmem_columns": str(tmem_cols),
+        "tmem_lanes": str(TMEM_LANES),
+        "acc_shape": "{} × {}".format(*SPECS["tmem"]["shape"]),
+        "banks": str(BANKS),
+        "bank_bytes": str(BANK_BYTES),
+        "line_bytes": str(BANKS * BANK_BYTES),
+        "row_elems": str(BANKS * BANK_BYTES // 2),
         "acc_columns": str(SPECS["tmem"]["shape"][1]),
         "tmem_regs": str(1 + max(r for _, _, r in model(SPECS["tmem-regs"]).values())),
         "triton_mma_regs": str(1 + max(r for _, _, r in mma.values())),
