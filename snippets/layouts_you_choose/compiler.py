@@ -88,10 +88,11 @@ def record(path=owners.BASES) -> None:
 if __name__ == "__main__":
     spec = owners.SPECS["blocked"]
     bases = compiler_bases(spec)
-    print("BlockedLayout([1, 4], [4, 8], [2, 2], [1, 0]) on 8 x 64:")
+    print(f"BlockedLayout{tuple(owners.EXAMPLE.values())} on {spec['shape']}:")
     for name in ("register", "lane", "warp"):
         print(f"  {name:8} bases {bases[name]}")
     view = owners.view_from_bases(spec, bases)
-    print("  element (5, 17) ->", "warp {}, lane {}, register {}".format(*view[(5, 17)]))
+    print(f"  element {owners.PROBE} ->",
+          "warp {}, lane {}, register {}".format(*view[owners.PROBE]))  # fmt: skip
     print("  model and compiler differ at", len(owners.mismatches(owners.model(spec), view)),
           "elements")  # fmt: skip
