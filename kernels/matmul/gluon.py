@@ -102,8 +102,9 @@ def tmem_acc_layouts(BLOCK_M, BLOCK_N, num_warps):
 
 
 @gluon.jit
-def tile_origin(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-                GROUP_M: gl.constexpr):  # fmt: skip
+def tile_origin(
+    tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr
+):
     """Version 2's grouped order: bands of GROUP_M tile rows, column by
     column; the (row, col) of C's first element of this tile."""
     tiles_m = gl.cdiv(M, BLOCK_M)
@@ -116,8 +117,19 @@ def tile_origin(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
 
 
 @gluon.jit
-def _sm90_load(a_desc, b_desc, a_ring, b_ring, ready, row, col, step, k_steps,
-               issued, STAGES: gl.constexpr):  # fmt: skip
+def _sm90_load(
+    a_desc,
+    b_desc,
+    a_ring,
+    b_ring,
+    ready,
+    row,
+    col,
+    step,
+    k_steps,
+    issued,
+    STAGES: gl.constexpr,
+):
     """Copy K step ``step`` of this tile into the next slot of the ring,
     if there is such a step; return the count of copies issued."""
     if step < k_steps:
@@ -125,28 +137,41 @@ def _sm90_load(a_desc, b_desc, a_ring, b_ring, ready, row, col, step, k_steps,
         BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
         nbytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
         mbarrier.expect(ready.index(slot), nbytes)
-        tma.async_copy_global_to_shared(a_desc, [row, step * BLOCK_K], ready.index(slot), a_ring.index(slot))
-        tma.async_copy_global_to_shared(b_desc, [step * BLOCK_K, col], ready.index(slot), b_ring.index(slot))
+        tma.async_copy_global_to_shared(
+            a_desc, [row, step * BLOCK_K], ready.index(slot), a_ring.index(slot)
+        )
+        tma.async_copy_global_to_shared(
+            b_desc, [step * BLOCK_K, col], ready.index(slot), b_ring.index(slot)
+        )
         issued += 1
     return issued
 
 
 # --8<-- [start:sm90-kernel]
 @gluon.jit
-def matmul_gluon_sm90_kernel(a_desc, b_desc, c_desc, M, N, K,
-                             GROUP_M: gl.constexpr, STAGES: gl.constexpr,
-                             num_warps: gl.constexpr):  # fmt: skip
+def matmul_gluon_sm90_kernel(
+    a_desc,
+    b_desc,
+    c_desc,
+    M,
+    N,
+    K,
+    GROUP_M: gl.constexpr,
+    STAGES: gl.constexpr,
+    num_warps: gl.constexpr,
+):
     BLOCK_M: gl.constexpr = c_desc.block_type.shape[0]
     BLOCK_N: gl.constexpr = c_desc.block_type.shape[1]
     BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
     acc_layout: gl.constexpr = wgmma_layout(BLOCK_M, BLOCK_N, num_warps)
     # Shared memory, laid out the way TMA writes it and wgmma reads it.
     a_ring = gl.allocate_shared_memory(
-        a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout)
+        a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout
+    )
     b_ring = gl.allocate_shared_memory(
-        b_desc.dtype, [STAGES, BLOCK_K, BLOCK_N], b_desc.layout)
-    c_smem = gl.allocate_shared_memory(
-        c_desc.dtype, [BLOCK_M, BLOCK_N], c_desc.layout)
+        b_desc.dtype, [STAGES, BLOCK_K, BLOCK_N], b_desc.layout
+    )
+    c_smem = gl.allocate_shared_memory(c_desc.dtype, [BLOCK_M, BLOCK_N], c_desc.layout)
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     for s in gl.static_range(STAGES):
         mbarrier.init(ready.index(s), count=1)
@@ -157,20 +182,43 @@ def matmul_gluon_sm90_kernel(a_desc, b_desc, c_desc, M, N, K,
     for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
         row, col = tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         for i in gl.static_range(STAGES - 1):  # fill the ring
-            issued = _sm90_load(a_desc, b_desc, a_ring, b_ring, ready, row, col,
-                                i, k_steps, issued, STAGES)  # fmt: skip
+            issued = _sm90_load(
+                a_desc,
+                b_desc,
+                a_ring,
+                b_ring,
+                ready,
+                row,
+                col,
+                i,
+                k_steps,
+                issued,
+                STAGES,
+            )
         acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, acc_layout)
         for i in range(k_steps):
             slot = used % STAGES
             mbarrier.wait(ready.index(slot), (used // STAGES) & 1)
             acc = hopper.warpgroup_mma(
-                a_ring.index(slot), b_ring.index(slot), acc, is_async=True)
+                a_ring.index(slot), b_ring.index(slot), acc, is_async=True
+            )
             # Leave this product in flight; the previous one is done, so
             # its slot can take the copy of step i + STAGES - 1.
             acc = hopper.warpgroup_mma_wait(1, deps=(acc,))
             used += 1
-            issued = _sm90_load(a_desc, b_desc, a_ring, b_ring, ready, row, col,
-                                i + STAGES - 1, k_steps, issued, STAGES)  # fmt: skip
+            issued = _sm90_load(
+                a_desc,
+                b_desc,
+                a_ring,
+                b_ring,
+                ready,
+                row,
+                col,
+                i + STAGES - 1,
+                k_steps,
+                issued,
+                STAGES,
+            )
         acc = hopper.warpgroup_mma_wait(0, deps=(acc,))
         tma.store_wait(0)  # the previous tile's C has left c_smem
         c_smem.store(acc.to(c_desc.dtype))
@@ -182,8 +230,19 @@ def matmul_gluon_sm90_kernel(a_desc, b_desc, c_desc, M, N, K,
 
 # --8<-- [start:sm100-loader]
 @gluon.jit
-def _sm100_loader(a_desc, b_desc, a_ring, b_ring, filled, emptied, M, N, K,
-                  GROUP_M: gl.constexpr, STAGES: gl.constexpr):  # fmt: skip
+def _sm100_loader(
+    a_desc,
+    b_desc,
+    a_ring,
+    b_ring,
+    filled,
+    emptied,
+    M,
+    N,
+    K,
+    GROUP_M: gl.constexpr,
+    STAGES: gl.constexpr,
+):
     """One warp: wait for a slot to be emptied, then copy A and B into it."""
     BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
     BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
@@ -198,30 +257,52 @@ def _sm100_loader(a_desc, b_desc, a_ring, b_ring, filled, emptied, M, N, K,
             # Parity 1 on a fresh barrier passes: the first lap needs no wait.
             mbarrier.wait(emptied.index(slot), ((n // STAGES) & 1) ^ 1)
             mbarrier.expect(filled.index(slot), nbytes)
-            tma.async_copy_global_to_shared(a_desc, [row, k], filled.index(slot), a_ring.index(slot))
-            tma.async_copy_global_to_shared(b_desc, [k, col], filled.index(slot), b_ring.index(slot))
+            tma.async_copy_global_to_shared(
+                a_desc, [row, k], filled.index(slot), a_ring.index(slot)
+            )
+            tma.async_copy_global_to_shared(
+                b_desc, [k, col], filled.index(slot), b_ring.index(slot)
+            )
             n += 1
     # --8<-- [end:sm100-loader]
 
 
 # --8<-- [start:sm100-mma]
 @gluon.jit
-def _sm100_mma(a_ring, b_ring, filled, emptied, acc_tmem, acc_ready, acc_drained,
-               M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-               BLOCK_K: gl.constexpr, STAGES: gl.constexpr):  # fmt: skip
+def _sm100_mma(
+    a_ring,
+    b_ring,
+    filled,
+    emptied,
+    acc_tmem,
+    acc_ready,
+    acc_drained,
+    M,
+    N,
+    K,
+    BLOCK_M: gl.constexpr,
+    BLOCK_N: gl.constexpr,
+    BLOCK_K: gl.constexpr,
+    STAGES: gl.constexpr,
+):
     """One warp: issue the tcgen05 products; each one empties its slot when
     the tensor cores finish reading it."""
     tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     n = 0
     t = 0
-    for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
+    for _tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
         mbarrier.wait(acc_drained, (t & 1) ^ 1)  # the epilogue read the last tile
         use_acc = False  # the first product overwrites tensor memory
-        for k in range(0, K, BLOCK_K):
+        for _k in range(0, K, BLOCK_K):
             slot = n % STAGES
             mbarrier.wait(filled.index(slot), (n // STAGES) & 1)
-            blackwell.tcgen05_mma(a_ring.index(slot), b_ring.index(slot), acc_tmem,
-                                  use_acc=use_acc, mbarriers=[emptied.index(slot)])  # fmt: skip
+            blackwell.tcgen05_mma(
+                a_ring.index(slot),
+                b_ring.index(slot),
+                acc_tmem,
+                use_acc=use_acc,
+                mbarriers=[emptied.index(slot)],
+            )
             use_acc = True
             n += 1
         blackwell.tcgen05_commit(acc_ready)  # arrives when every product is done
@@ -231,8 +312,17 @@ def _sm100_mma(a_ring, b_ring, filled, emptied, acc_tmem, acc_ready, acc_drained
 
 # --8<-- [start:sm100-epilogue]
 @gluon.jit
-def _sm100_epilogue(c_desc, c_smem, acc_tmem, acc_ready, acc_drained, M, N,
-                    GROUP_M: gl.constexpr, num_warps: gl.constexpr):  # fmt: skip
+def _sm100_epilogue(
+    c_desc,
+    c_smem,
+    acc_tmem,
+    acc_ready,
+    acc_drained,
+    M,
+    N,
+    GROUP_M: gl.constexpr,
+    num_warps: gl.constexpr,
+):
     """The kernel's own warps: tensor memory to registers to shared memory,
     then one TMA store of C per tile."""
     BLOCK_M: gl.constexpr = c_desc.block_type.shape[0]
@@ -255,18 +345,27 @@ def _sm100_epilogue(c_desc, c_smem, acc_tmem, acc_ready, acc_drained, M, N,
 
 # --8<-- [start:sm100-kernel]
 @gluon.jit
-def matmul_gluon_sm100_kernel(a_desc, b_desc, c_desc, M, N, K,
-                              GROUP_M: gl.constexpr, STAGES: gl.constexpr,
-                              num_warps: gl.constexpr):  # fmt: skip
+def matmul_gluon_sm100_kernel(
+    a_desc,
+    b_desc,
+    c_desc,
+    M,
+    N,
+    K,
+    GROUP_M: gl.constexpr,
+    STAGES: gl.constexpr,
+    num_warps: gl.constexpr,
+):
     BLOCK_M: gl.constexpr = c_desc.block_type.shape[0]
     BLOCK_N: gl.constexpr = c_desc.block_type.shape[1]
     BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
     a_ring = gl.allocate_shared_memory(
-        a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout)
+        a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout
+    )
     b_ring = gl.allocate_shared_memory(
-        b_desc.dtype, [STAGES, BLOCK_K, BLOCK_N], b_desc.layout)
-    c_smem = gl.allocate_shared_memory(
-        c_desc.dtype, [BLOCK_M, BLOCK_N], c_desc.layout)
+        b_desc.dtype, [STAGES, BLOCK_K, BLOCK_N], b_desc.layout
+    )
+    c_smem = gl.allocate_shared_memory(c_desc.dtype, [BLOCK_M, BLOCK_N], c_desc.layout)
     bar: gl.constexpr = mbarrier.MBarrierLayout()
     filled = gl.allocate_shared_memory(gl.int64, [STAGES, 1], bar)
     emptied = gl.allocate_shared_memory(gl.int64, [STAGES, 1], bar)
@@ -280,15 +379,63 @@ def matmul_gluon_sm100_kernel(a_desc, b_desc, c_desc, M, N, K,
     # The accumulator: BLOCK_N 32-bit columns of tensor memory, 128 lanes.
     tmem_layout: gl.constexpr = tmem_acc_layouts(BLOCK_M, BLOCK_N, num_warps)[0]
     acc_tmem = blackwell.allocate_tensor_memory(
-        gl.float32, [BLOCK_M, BLOCK_N], tmem_layout)
-    gl.warp_specialize([
-        (_sm100_epilogue, (c_desc, c_smem, acc_tmem, acc_ready, acc_drained,
-                           M, N, GROUP_M, num_warps)),
-        (_sm100_loader, (a_desc, b_desc, a_ring, b_ring, filled, emptied,
-                         M, N, K, GROUP_M, STAGES)),
-        (_sm100_mma, (a_ring, b_ring, filled, emptied, acc_tmem, acc_ready,
-                      acc_drained, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, STAGES)),
-    ], worker_num_warps=[1, 1], worker_num_regs=[24, 24])  # fmt: skip
+        gl.float32, [BLOCK_M, BLOCK_N], tmem_layout
+    )
+    gl.warp_specialize(
+        [
+            (
+                _sm100_epilogue,
+                (
+                    c_desc,
+                    c_smem,
+                    acc_tmem,
+                    acc_ready,
+                    acc_drained,
+                    M,
+                    N,
+                    GROUP_M,
+                    num_warps,
+                ),
+            ),
+            (
+                _sm100_loader,
+                (
+                    a_desc,
+                    b_desc,
+                    a_ring,
+                    b_ring,
+                    filled,
+                    emptied,
+                    M,
+                    N,
+                    K,
+                    GROUP_M,
+                    STAGES,
+                ),
+            ),
+            (
+                _sm100_mma,
+                (
+                    a_ring,
+                    b_ring,
+                    filled,
+                    emptied,
+                    acc_tmem,
+                    acc_ready,
+                    acc_drained,
+                    M,
+                    N,
+                    K,
+                    BLOCK_M,
+                    BLOCK_N,
+                    BLOCK_K,
+                    STAGES,
+                ),
+            ),
+        ],
+        worker_num_warps=[1, 1],
+        worker_num_regs=[24, 24],
+    )
     # --8<-- [end:sm100-kernel]
 
 
@@ -310,7 +457,9 @@ def shared_layouts(dtype=gl.bfloat16, config: GluonConfig = GLUON_CONFIG) -> dic
 def descriptor_types(dtype: str = "bf16", config: GluonConfig = GLUON_CONFIG) -> dict:
     """The compile signature of the three descriptors: dtype, block shape
     and shared layout, as Gluon's host descriptor names itself."""
-    layouts = shared_layouts(getattr(gl, {"bf16": "bfloat16"}.get(dtype, dtype)), config)
+    layouts = shared_layouts(
+        getattr(gl, {"bf16": "bfloat16"}.get(dtype, dtype)), config
+    )
     bm, bn, bk = config.BLOCK_M, config.BLOCK_N, config.BLOCK_K
     blocks = {"a": (bm, bk), "b": (bk, bn), "c": (bm, bn)}
     return {
@@ -350,8 +499,13 @@ def matmul_gluon(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     tiles = triton.cdiv(M, cfg.BLOCK_M) * triton.cdiv(N, cfg.BLOCK_N)
     sms = torch.cuda.get_device_properties(a.device).multi_processor_count
     KERNELS[target][(min(tiles, sms or DEFAULT_SMS),)](
-        *gluon_descriptors(a, b, c), M, N, K,
-        GROUP_M=cfg.GROUP_M, STAGES=cfg.STAGES, num_warps=cfg.num_warps,
-    )  # fmt: skip
+        *gluon_descriptors(a, b, c),
+        M,
+        N,
+        K,
+        GROUP_M=cfg.GROUP_M,
+        STAGES=cfg.STAGES,
+        num_warps=cfg.num_warps,
+    )
     return c
     # --8<-- [end:launcher]

@@ -61,8 +61,11 @@ def _gluon_signature(config) -> tuple[dict, dict]:
     from kernels.matmul.gluon import descriptor_types
 
     signature = {**descriptor_types("bf16", config), "M": "i32", "N": "i32", "K": "i32"}
-    constexprs = {"GROUP_M": config.GROUP_M, "STAGES": config.STAGES,
-                  "num_warps": config.num_warps}  # fmt: skip
+    constexprs = {
+        "GROUP_M": config.GROUP_M,
+        "STAGES": config.STAGES,
+        "num_warps": config.num_warps,
+    }
     return signature, constexprs
 
 
@@ -83,8 +86,9 @@ def compile_gluon(target: str):
     attrs = {(fn.arg_names.index(name),): hint for name in ("M", "N", "K")}
     source = GluonASTSource(fn, types, constexprs, attrs)
     options = {"num_warps": GLUON_CONFIG.num_warps}
-    return triton.compile(source, target=GPUTarget("cuda", GLUON_TARGETS[target], 32),
-                          options=options)  # fmt: skip
+    return triton.compile(
+        source, target=GPUTarget("cuda", GLUON_TARGETS[target], 32), options=options
+    )
 
 
 def gluon_record(target: str, compiled) -> dict:
@@ -102,8 +106,11 @@ def gluon_record(target: str, compiled) -> dict:
         "dtype": "bfloat16",
         "shape": {"M": 8192, "N": 8192, "K": 8192},
         "launch_index": 0,
-        "launch": {"kernel": function, "constexprs": constexprs,
-                   "num_warps": GLUON_CONFIG.num_warps},  # fmt: skip
+        "launch": {
+            "kernel": function,
+            "constexprs": constexprs,
+            "num_warps": GLUON_CONFIG.num_warps,
+        },
         "fixed": {},
         # The schema's descriptor type has no layout: the shared layout each
         # descriptor carries is in layouts.json (#shared).
@@ -133,8 +140,11 @@ def triton_ttgir(target: str) -> str:
     fn = kernel_function("matmul", p.launch.kernel)
     attrs = {(fn.arg_names.index(n),): [["tt.divisibility", 16]] for n in build.aligned}
     source = ASTSource(fn, dict(p.signature), dict(p.constexprs), attrs)
-    compiled = triton.compile(source, target=GPUTarget("cuda", GLUON_TARGETS[target], 32),
-                              options=p.launch.options())  # fmt: skip
+    compiled = triton.compile(
+        source,
+        target=GPUTarget("cuda", GLUON_TARGETS[target], 32),
+        options=p.launch.options(),
+    )
     return compiled.asm["ttgir"]
 
 
@@ -158,22 +168,36 @@ def build_all(out: Path = OUT) -> list[Path]:
             "ptxas_version": ptxas_version(target),
             "builds": [gluon_record(target, compiled)],
         }
-        written.append(results.write("artifact", out / f"matmul.{target}.json", artifact))
+        written.append(
+            results.write("artifact", out / f"matmul.{target}.json", artifact)
+        )
         layouts[target] = {
             BUILD: ttgir_layouts(compiled.asm["ttgir"]),
             TRITON_BUILD: ttgir_layouts(triton_ttgir(target)),
         }
     path = out / "layouts.json"
-    path.write_text(results.dumps({"triton_version": triton.__version__,
-                                   "source_sha256": results.sha256_file(source),
-                                   "targets": layouts}), encoding="utf-8")  # fmt: skip
+    path.write_text(
+        results.dumps(
+            {
+                "triton_version": triton.__version__,
+                "source_sha256": results.sha256_file(source),
+                "targets": layouts,
+            }
+        ),
+        encoding="utf-8",
+    )
     return [*written, path]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog=PROG, tool=PROG, description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT, metavar="DIR",
-                        help="where to write (default: results/artifacts/gluon)")  # fmt: skip
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        metavar="DIR",
+        help="where to write (default: results/artifacts/gluon)",
+    )
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         print(f"{PROG}: error: --out {args.out} is not a folder", file=sys.stderr)
@@ -182,8 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     import triton
 
     if wanted and not triton.__version__.startswith(wanted[1] + "."):
-        print(f"{PROG}: error: {args.out} holds Triton {wanted[1]} artifacts, but "
-              f"this Python has Triton {triton.__version__}", file=sys.stderr)  # fmt: skip
+        print(
+            f"{PROG}: error: {args.out} holds Triton {wanted[1]} artifacts, but "
+            f"this Python has Triton {triton.__version__}",
+            file=sys.stderr,
+        )
         return 2
     for path in build_all(args.out):
         print(f"wrote {results.display_path(path)}")

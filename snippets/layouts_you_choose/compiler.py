@@ -28,18 +28,25 @@ def gluon_layout(spec: dict):
     kind = spec["kind"]
     if kind in ("blocked", "slice"):
         fields = spec if kind == "blocked" else spec["parent"]
-        layout = gl.BlockedLayout(fields["size_per_thread"], fields["threads_per_warp"],
-                                  fields["warps_per_cta"], fields["order"])  # fmt: skip
+        layout = gl.BlockedLayout(
+            fields["size_per_thread"],
+            fields["threads_per_warp"],
+            fields["warps_per_cta"],
+            fields["order"],
+        )
         return layout if kind == "blocked" else gl.SliceLayout(spec["dim"], layout)
     if kind == "nvmma":
-        return gl.NVMMASharedLayout(swizzle_byte_width=spec["swizzle"],
-                                    element_bitwidth=spec["bits"], rank=2)  # fmt: skip
+        return gl.NVMMASharedLayout(
+            swizzle_byte_width=spec["swizzle"], element_bitwidth=spec["bits"], rank=2
+        )
     if kind == "tmem":
         return blackwell.TensorMemoryLayout(block=tuple(spec["block"]), col_stride=1)
     if kind == "wgmma":
-        return gl.NVMMADistributedLayout(version=[3, 0],
-                                         warps_per_cta=spec.get("warps_per_cta", [8, 1]),
-                                         instr_shape=spec.get("instr_shape", [16, 256, 16]))  # fmt: skip
+        return gl.NVMMADistributedLayout(
+            version=[3, 0],
+            warps_per_cta=spec.get("warps_per_cta", [8, 1]),
+            instr_shape=spec.get("instr_shape", [16, 256, 16]),
+        )
     if kind == "tmem_regs":
         from kernels.matmul.gluon import tmem_acc_layouts
 
@@ -63,8 +70,11 @@ def compiler_bases(spec: dict) -> dict:
         return {"offset": linear.offset_bases}
     if spec["kind"] == "tmem":
         return {"rows": linear.rows, "cols": linear.cols}
-    return {"register": linear.reg_bases, "lane": linear.lane_bases,
-            "warp": linear.warp_bases}  # fmt: skip
+    return {
+        "register": linear.reg_bases,
+        "lane": linear.lane_bases,
+        "warp": linear.warp_bases,
+    }
     # --8<-- [end:compiler-bases]
 
 
@@ -92,7 +102,12 @@ if __name__ == "__main__":
     for name in ("register", "lane", "warp"):
         print(f"  {name:8} bases {bases[name]}")
     view = owners.view_from_bases(spec, bases)
-    print(f"  element {owners.PROBE} ->",
-          "warp {}, lane {}, register {}".format(*view[owners.PROBE]))  # fmt: skip
-    print("  model and compiler differ at", len(owners.mismatches(owners.model(spec), view)),
-          "elements")  # fmt: skip
+    print(
+        f"  element {owners.PROBE} ->",
+        "warp {}, lane {}, register {}".format(*view[owners.PROBE]),
+    )
+    print(
+        "  model and compiler differ at",
+        len(owners.mismatches(owners.model(spec), view)),
+        "elements",
+    )

@@ -29,8 +29,12 @@ ARTIFACT_LAYOUTS = ROOT / "results" / "artifacts" / "gluon" / "layouts.json"
 #: The layouts the page draws, as plain data (compiler.py builds the Gluon
 #: object of each). Shapes are whole multiples of each layout's tile.
 # --8<-- [start:specs]
-EXAMPLE = {"size_per_thread": [1, 2], "threads_per_warp": [8, 4],
-           "warps_per_cta": [1, 2], "order": [1, 0]}  # an 8 x 16 tile
+EXAMPLE = {
+    "size_per_thread": [1, 2],
+    "threads_per_warp": [8, 4],
+    "warps_per_cta": [1, 2],
+    "order": [1, 0],
+}  # an 8 x 16 tile
 SPECS = {
     "blocked": {"kind": "blocked", **EXAMPLE, "shape": [8, 16]},
     "blocked-tall": {"kind": "blocked", **EXAMPLE, "shape": [16, 16]},
@@ -100,8 +104,15 @@ def slice_holders(spec: dict) -> dict[tuple, frozenset[tuple[int, int]]]:
     every (warp, lane) that holds a parent element with k in the kept
     dimension, so the threads spread along the dropped one share it."""
     dim, parent = spec["dim"], spec["parent"]
-    tile = [s * t * w for s, t, w in zip(parent["size_per_thread"],
-            parent["threads_per_warp"], parent["warps_per_cta"], strict=True)]  # fmt: skip
+    tile = [
+        s * t * w
+        for s, t, w in zip(
+            parent["size_per_thread"],
+            parent["threads_per_warp"],
+            parent["warps_per_cta"],
+            strict=True,
+        )
+    ]
     shape = list(tile)
     shape[1 - dim] = spec["shape"][0]
     holders: dict[tuple, set] = {}
@@ -136,7 +147,9 @@ def nvmma_map(spec: dict) -> dict[tuple, int]:
     width = spec["swizzle"] * 8 // spec["bits"]
     if spec["swizzle"] and shape[1] % width:
         raise ValueError(f"a {spec['swizzle']}-byte swizzle needs rows of {width}")
-    return {c: nvmma_offset(spec["swizzle"], spec["bits"], shape, c) for c in _coords(shape)}
+    return {
+        c: nvmma_offset(spec["swizzle"], spec["bits"], shape, c) for c in _coords(shape)
+    }
 
 
 # --8<-- [start:tmem]
@@ -212,8 +225,15 @@ def register_map(bases: dict) -> dict[tuple, set]:
     for w in range(1 << len(bases["warp"])):
         for lane in range(1 << len(bases["lane"])):
             for r in range(1 << len(bases["register"])):
-                coord = tuple(a ^ b ^ c for a, b, c in zip(_xor(bases["warp"], w),
-                              _xor(bases["lane"], lane), _xor(bases["register"], r)))  # fmt: skip
+                coord = tuple(
+                    a ^ b ^ c
+                    for a, b, c in zip(
+                        _xor(bases["warp"], w),
+                        _xor(bases["lane"], lane),
+                        _xor(bases["register"], r),
+                        strict=True,
+                    )
+                )
                 found.setdefault(coord, set()).add((w, lane, r))
     return found
     # --8<-- [end:from-bases]
@@ -236,7 +256,10 @@ def view_from_bases(spec: dict, bases: dict) -> dict:
         lanes, cols, cells = bases["rows"], bases["cols"], {}
         for lane in range(1 << len(lanes)):
             for col in range(1 << len(cols)):
-                at = tuple(a ^ b for a, b in zip(_xor(lanes, lane), _xor(cols, col)))
+                at = tuple(
+                    a ^ b
+                    for a, b in zip(_xor(lanes, lane), _xor(cols, col), strict=True)
+                )
                 cells[at] = min(cells.get(at, (lane, col)), (lane, col))
         return cells
     found = register_map(bases)
@@ -251,7 +274,10 @@ def mismatches(model_view: dict, compiler: dict, limit: int = 5) -> list[str]:
     """Where model and compiler disagree, a few lines; empty when they agree."""
     keys = sorted(set(model_view) | set(compiler))
     bad = [k for k in keys if model_view.get(k) != compiler.get(k)]
-    return [f"{k}: model {model_view.get(k)}, compiler {compiler.get(k)}" for k in bad[:limit]]
+    return [
+        f"{k}: model {model_view.get(k)}, compiler {compiler.get(k)}"
+        for k in bad[:limit]
+    ]
 
 
 @cache
@@ -299,13 +325,21 @@ def triton_specs() -> dict:
     picked = artifact_layouts()["sm_90a"][TRITON_BUILD]
     mma, blocked = parse_layout(picked["mma"]), parse_layout(picked["blocked"])
     return {
-        "triton-mma": {"kind": "wgmma", "warps_per_cta": mma["warpsPerCTA"],
-                       "instr_shape": mma["instrShape"], "shape": [128, 256]},
-        "triton-blocked": {"kind": "blocked", "size_per_thread": blocked["sizePerThread"],
-                           "threads_per_warp": blocked["threadsPerWarp"],
-                           "warps_per_cta": blocked["warpsPerCTA"],
-                           "order": blocked["order"], "shape": [128, 256]},
-    }  # fmt: skip
+        "triton-mma": {
+            "kind": "wgmma",
+            "warps_per_cta": mma["warpsPerCTA"],
+            "instr_shape": mma["instrShape"],
+            "shape": [128, 256],
+        },
+        "triton-blocked": {
+            "kind": "blocked",
+            "size_per_thread": blocked["sizePerThread"],
+            "threads_per_warp": blocked["threadsPerWarp"],
+            "warps_per_cta": blocked["warpsPerCTA"],
+            "order": blocked["order"],
+            "shape": [128, 256],
+        },
+    }
 
 
 # --8<-- [start:banks]
@@ -353,7 +387,9 @@ def _exercises() -> dict[str, str]:
         "ex2.logical": str(SWIZZLE_PROBE[1] // (128 // spec["bits"])),
         "ex3.row": str(TMEM_ROW),
         "ex3.lane": str(tmem_cell(64, (TMEM_ROW, 0))[0]),
-        "ex3.per_quarter": str(sum(1 for r in range(64) if tmem_cell(64, (r, 0))[0] < 32)),
+        "ex3.per_quarter": str(
+            sum(1 for r in range(64) if tmem_cell(64, (r, 0))[0] < 32)
+        ),
     }
 
 
@@ -368,7 +404,9 @@ def facts() -> dict[str, str]:
     first = sorted((r, c) for c, (w, lane, r) in mma.items() if (w, lane) == (0, 0))
     tmem_cols = TARGETS["sm_100a"].tensor_memory_bytes_per_sm // (TMEM_LANES * 4)
     gluon = artifact_layouts()["sm_90a"]["gluon-bf16-tma-persistent"]["mma"]
-    same = parse_layout(gluon) == parse_layout(artifact_layouts()["sm_90a"][TRITON_BUILD]["mma"])
+    same = parse_layout(gluon) == parse_layout(
+        artifact_layouts()["sm_90a"][TRITON_BUILD]["mma"]
+    )
     return {
         "tile": f"{rows} × {cols}",
         "threads": str(32 * len({w for w, _, _ in view.values()})),
@@ -401,10 +439,21 @@ if __name__ == "__main__":
     view = model(SPECS["blocked"])
     print(f"BlockedLayout{tuple(EXAMPLE.values())} on {SPECS['blocked']['shape']}:")
     for r in range(3):
-        print("  row", r, " ".join(f"{w}.{lane}.{reg}" for w, lane, reg in
-                                   (view[(r, c)] for c in range(8))), "...")  # fmt: skip
+        print(
+            "  row",
+            r,
+            " ".join(
+                f"{w}.{lane}.{reg}" for w, lane, reg in (view[(r, c)] for c in range(8))
+            ),
+            "...",
+        )
     print("element", PROBE, "->", _owner(view, PROBE))
     for name in ("nvmma-none", "nvmma-128"):
         print(f"{name}: 8 rows reading chunk 0 hit {bank_groups(name)} bank group(s)")
-    print("compiler agrees on", sum(not mismatches(model(s), compiler_view(n))
-                                    for n, s in SPECS.items()), "of", len(SPECS), "layouts")  # fmt: skip
+    print(
+        "compiler agrees on",
+        sum(not mismatches(model(s), compiler_view(n)) for n, s in SPECS.items()),
+        "of",
+        len(SPECS),
+        "layouts",
+    )

@@ -23,7 +23,9 @@ SHOWN = ("sm_90a", "sm_100a")
 #: The Gluon config's tiles (kernels/matmul/gluon.py:GLUON_CONFIG), repeated
 #: here so the site build imports no kernel; a test keeps them equal.
 TILE = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "STAGES": 3, "itemsize": 2}
-MBARRIER_BYTES = 8  # one mbarrier object (PTX ISA, "Size and alignment of mbarrier object")
+MBARRIER_BYTES = (
+    8  # one mbarrier object (PTX ISA, "Size and alignment of mbarrier object")
+)
 
 
 def record(language: str, target: str, triton: str | None = None) -> dict:
@@ -58,11 +60,14 @@ def build_facts(entry: dict) -> dict[str, str]:
         "registers per thread": str(entry["registers"]),
         "spilled bytes": str(entry["spill_store_bytes"]),
         "shared memory (bytes)": f"{entry['shared_bytes']:,}",
-        "mbarrier wait instructions": str(sass.get("SYNCS.PHASECHK.TRANS64.TRYWAIT", 0)),
+        "mbarrier wait instructions": str(
+            sass.get("SYNCS.PHASECHK.TRANS64.TRYWAIT", 0)
+        ),
         "wgmma waits in loops": ", ".join(w.split()[-1] for w in waits) or "none",
         "warp partitions": " + ".join(
             "default" if p["warps"] is None else f"{p['warps']} warp" for p in parts
-        ) or "none",
+        )
+        or "none",
         "setmaxnreg in PTX": str(_count(ptx, "setmaxnreg")),
     }
     # --8<-- [end:facts-of-a-build]
@@ -111,11 +116,15 @@ def facts() -> dict[str, str]:
         "t90_regs": str(t90["registers"]),
         "g100_regs": str(g100["registers"]),
         "t100_regs": str(t100["registers"]),
-        "same_shared_90": "the same" if g90["shared_bytes"] == t90["shared_bytes"] else "not the same",
+        "same_shared_90": "the same"
+        if g90["shared_bytes"] == t90["shared_bytes"]
+        else "not the same",
         "g100_parts": str(len(g100.get("partitions", []))),
         "t100_parts": str(len(t100.get("partitions", []))),
         "triton36_gluon_regs": str(g36["registers"]),
-        "triton36_same": "the same" if build_facts(g36) == build_facts(g90) else "different",
+        "triton36_same": "the same"
+        if build_facts(g36) == build_facts(g90)
+        else "different",
         "triton36_sm100_regs": str(record("gluon", "sm_100a", "3.6")["registers"]),
         "tile_kib": f"{tile_bytes() / 1024:g}",
         "ex1.shared": f"{g90['shared_bytes']:,}",
@@ -136,7 +145,14 @@ if __name__ == "__main__":
     for target in SHOWN:
         for lang in ("triton", "gluon"):
             f = build_facts(record(lang, target))
-            print(f"{lang:6} {target:7} regs {f['registers per thread']:>3}, "
-                  f"partitions {f['warp partitions']}")  # fmt: skip
-    print("tiles need", f"{tile_bytes():,}", "bytes of shared memory;",
-          "four stages fit Hopper:", fits_hopper(4))  # fmt: skip
+            print(
+                f"{lang:6} {target:7} regs {f['registers per thread']:>3}, "
+                f"partitions {f['warp partitions']}"
+            )
+    print(
+        "tiles need",
+        f"{tile_bytes():,}",
+        "bytes of shared memory;",
+        "four stages fit Hopper:",
+        fits_hopper(4),
+    )

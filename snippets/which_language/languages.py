@@ -21,23 +21,58 @@ ROOT = Path(__file__).resolve().parents[2]
 # --8<-- [start:grid]
 #: Highest level first. "you": the kernel's author writes it; "compiler",
 #: "autotuner", "library": someone else does, and you cannot say otherwise.
-LANGUAGES = ("Helion", "Triton", "Gluon", "ThunderKittens", "CuTe DSL",
-             "CUTLASS C++", "CUDA C++ and PTX")  # fmt: skip
+LANGUAGES = (
+    "Helion",
+    "Triton",
+    "Gluon",
+    "ThunderKittens",
+    "CuTe DSL",
+    "CUTLASS C++",
+    "CUDA C++ and PTX",
+)
 PYTHON = {"Helion", "Triton", "Gluon", "CuTe DSL"}
 GRID = {
     "tile sizes, grid": ("autotuner", "you", "you", "you", "you", "you", "you"),
     "indexing and masks": ("compiler", "you", "you", "library", "you", "you", "you"),
-    "register layout of a tile": ("compiler", "compiler", "you", "library", "you",
-                                  "you", "you"),
-    "shared layout, swizzle": ("compiler", "compiler", "you", "library", "you",
-                               "you", "you"),
-    "pipeline: slots, barriers, waits": ("compiler", "compiler", "you", "library",
-                                         "you", "you", "you"),
+    "register layout of a tile": (
+        "compiler",
+        "compiler",
+        "you",
+        "library",
+        "you",
+        "you",
+        "you",
+    ),
+    "shared layout, swizzle": (
+        "compiler",
+        "compiler",
+        "you",
+        "library",
+        "you",
+        "you",
+        "you",
+    ),
+    "pipeline: slots, barriers, waits": (
+        "compiler",
+        "compiler",
+        "you",
+        "library",
+        "you",
+        "you",
+        "you",
+    ),
     "warp roles": ("autotuner", "compiler", "you", "you", "you", "you", "you"),
     "registers per role": ("compiler", "compiler", "you", "you", "you", "you", "you"),
-    "the exact instruction": ("compiler", "compiler", "compiler", "library", "you",
-                              "you", "you"),
-}  # fmt: skip
+    "the exact instruction": (
+        "compiler",
+        "compiler",
+        "compiler",
+        "library",
+        "you",
+        "you",
+        "you",
+    ),
+}
 # --8<-- [end:grid]
 
 
@@ -71,12 +106,22 @@ def highest_level(needs: tuple[str, ...], python: bool = False) -> str:
 #: The functions each kernel's source is made of (kernels/matmul/).
 KERNEL_PARTS = {
     "Triton, version 2": ("versions.py", ("matmul_v2_kernel",)),
-    "Gluon, sm_90a": ("gluon.py", ("wgmma_layout", "tile_origin", "_sm90_load",
-                                   "matmul_gluon_sm90_kernel")),
-    "Gluon, sm_100a": ("gluon.py", ("tmem_acc_layouts", "tile_origin", "_sm100_loader",
-                                    "_sm100_mma", "_sm100_epilogue",
-                                    "matmul_gluon_sm100_kernel")),
-}  # fmt: skip
+    "Gluon, sm_90a": (
+        "gluon.py",
+        ("wgmma_layout", "tile_origin", "_sm90_load", "matmul_gluon_sm90_kernel"),
+    ),
+    "Gluon, sm_100a": (
+        "gluon.py",
+        (
+            "tmem_acc_layouts",
+            "tile_origin",
+            "_sm100_loader",
+            "_sm100_mma",
+            "_sm100_epilogue",
+            "matmul_gluon_sm100_kernel",
+        ),
+    ),
+}
 
 
 # --8<-- [start:lines]
@@ -86,7 +131,9 @@ def kernel_lines(name: str) -> int:
     file, functions = KERNEL_PARTS[name]
     tree = ast.parse((ROOT / "kernels" / "matmul" / file).read_text(encoding="utf-8"))
     spans = {
-        node.name: node.end_lineno - min([node.lineno, *(d.lineno for d in node.decorator_list)]) + 1
+        node.name: node.end_lineno
+        - min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        + 1
         for node in tree.body
         if isinstance(node, ast.FunctionDef)
     }
@@ -109,7 +156,9 @@ def facts() -> dict[str, str]:
         "triton_lines": str(triton),
         "gluon90_lines": str(kernel_lines("Gluon, sm_90a")),
         "gluon100_lines": str(kernel_lines("Gluon, sm_100a")),
-        "ex1.answer": highest_level(("shared layout, swizzle", "warp roles"), python=True),
+        "ex1.answer": highest_level(
+            ("shared layout, swizzle", "warp roles"), python=True
+        ),
         "ex2.answer": highest_level(("the exact instruction",), python=True),
         "ex3.ratio": f"{kernel_lines('Gluon, sm_100a') / triton:.1f}",
         "ex3.both": str(both),
@@ -119,7 +168,11 @@ def facts() -> dict[str, str]:
 if __name__ == "__main__":
     for name in KERNEL_PARTS:
         print(f"{name:18} {kernel_lines(name):4} lines")
-    print("swizzle and warp roles, in Python:",
-          highest_level(("shared layout, swizzle", "warp roles"), python=True))  # fmt: skip
-    print("the exact instruction, in Python:",
-          highest_level(("the exact instruction",), python=True))  # fmt: skip
+    print(
+        "swizzle and warp roles, in Python:",
+        highest_level(("shared layout, swizzle", "warp roles"), python=True),
+    )
+    print(
+        "the exact instruction, in Python:",
+        highest_level(("the exact instruction",), python=True),
+    )

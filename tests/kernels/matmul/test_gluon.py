@@ -24,12 +24,15 @@ def test_gluon_kernels_are_not_interpreted_even_with_the_interpreter_on():
 @pytest.mark.parametrize(
     "a, b, words",
     [
-        (torch.ones(4, 4, dtype=torch.bfloat16), torch.ones(4, 4, dtype=torch.bfloat16),
-         "needs a GPU"),
+        (
+            torch.ones(4, 4, dtype=torch.bfloat16),
+            torch.ones(4, 4, dtype=torch.bfloat16),
+            "needs a GPU",
+        ),
         (torch.ones(4, 4), torch.ones(5, 4), "needs them equal"),
     ],
     ids=["cpu-tensor", "shapes-disagree"],
-)  # fmt: skip
+)
 def test_the_launcher_refuses_with_one_line(a, b, words):
     with pytest.raises((ValueError, TypeError)) as caught:
         gluon.matmul_gluon(a, b)
@@ -43,7 +46,10 @@ def test_the_tiles_are_version_2s_large_ones():
 
     cfg, large = gluon.GLUON_CONFIG, v2_config(8192, 8192)
     assert (cfg.BLOCK_M, cfg.BLOCK_N, cfg.BLOCK_K) == (
-        large.BLOCK_M, large.BLOCK_N, large.BLOCK_K)  # fmt: skip
+        large.BLOCK_M,
+        large.BLOCK_N,
+        large.BLOCK_K,
+    )
     assert (cfg.STAGES, cfg.num_warps) == (large.num_stages, large.num_warps)
 
 

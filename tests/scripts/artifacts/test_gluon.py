@@ -18,18 +18,27 @@ def _committed(target, folder=builder.OUT):
     return results.read("artifact", folder / f"matmul.{target}.json").data
 
 
-@pytest.mark.parametrize("folder", [builder.OUT, builder.OUT / "triton-3.6"],
-                         ids=["triton-3.8", "triton-3.6"])  # fmt: skip
+@pytest.mark.parametrize(
+    "folder",
+    [builder.OUT, builder.OUT / "triton-3.6"],
+    ids=["triton-3.8", "triton-3.6"],
+)
 @pytest.mark.parametrize("target", TARGETS)
 def test_committed_artifacts_match_the_kernel_source(target, folder):
     artifact = _committed(target, folder)
     source = results.ROOT / builder.SOURCE
     assert artifact["source_sha256"] == results.sha256_file(source), (
         f"kernels/matmul/gluon.py changed: rerun `{builder.PROG}`"
-        + (" with Triton 3.6 --out results/artifacts/gluon/triton-3.6" if folder != builder.OUT else "")
+        + (
+            " with Triton 3.6 --out results/artifacts/gluon/triton-3.6"
+            if folder != builder.OUT
+            else ""
+        )
     )
     assert artifact["target"] == target
-    assert artifact["triton_version"].startswith("3.6." if folder != builder.OUT else "3.8.")
+    assert artifact["triton_version"].startswith(
+        "3.6." if folder != builder.OUT else "3.8."
+    )
 
 
 def test_the_layout_file_matches_the_source_too():
@@ -76,8 +85,13 @@ def test_ttgir_layouts_keep_layouts_and_drop_locations():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "scripts.artifacts.gluon", *args],
-                          capture_output=True, text=True, cwd=results.ROOT, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "scripts.artifacts.gluon", *args],
+        capture_output=True,
+        text=True,
+        cwd=results.ROOT,
+        timeout=120,
+    )
 
 
 def test_a_folder_for_another_triton_is_refused_in_one_line(tmp_path):

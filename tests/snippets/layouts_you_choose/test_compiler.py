@@ -19,7 +19,7 @@ def test_the_model_agrees_with_the_compiler_on_every_element(name):
 
 def test_the_record_is_what_the_compiler_says_today():
     assert compiler.current() == owners.recorded(), (
-        "rerun compiler.record() and commit snippets/layouts_you_choose/compiler_bases.json"
+        "rerun compiler.record() and commit compiler_bases.json"
     )
 
 

@@ -18,8 +18,16 @@ def test_the_figure_has_one_patch_per_element():
 
 
 def test_the_swizzle_puts_chunk_zero_on_a_diagonal():
-    plain = {(r, slot) for r, slot, logical in drawing.swizzle_cells("nvmma-none") if logical == 0}
-    swizzled = {(r, slot) for r, slot, logical in drawing.swizzle_cells("nvmma-128") if logical == 0}
+    plain = {
+        (r, slot)
+        for r, slot, logical in drawing.swizzle_cells("nvmma-none")
+        if logical == 0
+    }
+    swizzled = {
+        (r, slot)
+        for r, slot, logical in drawing.swizzle_cells("nvmma-128")
+        if logical == 0
+    }
     assert plain == {(r, 0) for r in range(8)}
     assert swizzled == {(r, r) for r in range(8)}  # slot = 0 XOR r
 

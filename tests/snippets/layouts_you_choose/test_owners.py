@@ -12,8 +12,22 @@ from tests.helpers.page_numbers import typed_numbers
 PAGE = Path(owners.ROOT) / "docs" / "kernels" / "below-triton" / "layouts-you-choose.md"
 #: Names with digits on the page, not quantities: targets, types, instruction
 #: shapes, and the swizzle widths NVMMASharedLayout is named by.
-NAMES = {"sm_90a", "sm_100a", "bf16", "float32", "32-bit", "16-bit", "16-byte",
-         "128-byte", "tcgen05", "tcgen05.ld", "tcgen05.mma", "32x32b", "3.6", "3.8"}  # fmt: skip
+NAMES = {
+    "sm_90a",
+    "sm_100a",
+    "bf16",
+    "float32",
+    "32-bit",
+    "16-bit",
+    "16-byte",
+    "128-byte",
+    "tcgen05",
+    "tcgen05.ld",
+    "tcgen05.mma",
+    "32x32b",
+    "3.6",
+    "3.8",
+}
 
 
 def test_the_page_types_no_numbers():
@@ -33,7 +47,11 @@ def test_exercise_2_by_hand():
     # Row 3, column 17: chunk 17 // 8 = 2, phase 3, slot 2 ^ 3 = 1;
     # offset 3 * 64 + 1 * 8 + 17 % 8 = 201.
     facts = owners.facts()
-    assert (facts["ex2.offset"], facts["ex2.slot"], facts["ex2.logical"]) == ("201", "1", "2")
+    assert (facts["ex2.offset"], facts["ex2.slot"], facts["ex2.logical"]) == (
+        "201",
+        "1",
+        "2",
+    )
 
 
 def test_exercise_3_by_hand():

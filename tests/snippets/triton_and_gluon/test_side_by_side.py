@@ -9,8 +9,17 @@ from snippets.triton_and_gluon import side_by_side as sbs
 from tests.helpers.page_numbers import typed_numbers
 
 PAGE = evidence.ROOT / "docs" / "kernels" / "below-triton" / "triton-and-gluon.md"
-NAMES = {"sm_90a", "sm_100a", "H100", "H200", "B200-class", "3.6", "3.8",
-         "tcgen05", "32-bit"}  # fmt: skip
+NAMES = {
+    "sm_90a",
+    "sm_100a",
+    "H100",
+    "H200",
+    "B200-class",
+    "3.6",
+    "3.8",
+    "tcgen05",
+    "32-bit",
+}
 
 
 def test_the_page_types_no_numbers():
@@ -27,7 +36,12 @@ def test_the_tiles_repeated_here_are_the_kernels():
 def test_the_table_has_a_column_per_language_and_target():
     table = sbs.facts_table()
     header = table.splitlines()[0]
-    for column in ("Triton, sm_90a", "Gluon, sm_90a", "Triton, sm_100a", "Gluon, sm_100a"):
+    for column in (
+        "Triton, sm_90a",
+        "Gluon, sm_90a",
+        "Triton, sm_100a",
+        "Gluon, sm_100a",
+    ):
         assert column in header
     assert "default + 1 warp + 1 warp" in table
 
@@ -66,9 +80,16 @@ def test_exercise_2_by_hand():
 def test_exercise_3_by_hand():
     # Two float32 accumulators of 256 columns; tensor memory has 512.
     facts = sbs.facts()
-    assert (facts["ex3.columns"], facts["ex3.total"], facts["ex3.left"]) == ("512", "512", "0")
+    assert (facts["ex3.columns"], facts["ex3.total"], facts["ex3.left"]) == (
+        "512",
+        "512",
+        "0",
+    )
 
 
 def test_triton_36_compiled_the_hopper_build_to_the_same_facts():
     assert sbs.facts()["triton36_same"] == "the same"
-    assert sbs.record("gluon", "sm_90a", "3.6")["registers"] == sbs.record("gluon", "sm_90a")["registers"]
+    assert (
+        sbs.record("gluon", "sm_90a", "3.6")["registers"]
+        == sbs.record("gluon", "sm_90a")["registers"]
+    )

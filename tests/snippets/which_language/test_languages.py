@@ -46,7 +46,9 @@ def test_exercise_answers_by_hand():
     assert facts["ex3.ratio"] == f"{ratio:.1f}"
 
 
-def test_every_decision_at_once_takes_cute_and_an_impossible_one_is_refused(monkeypatch):
+def test_every_decision_at_once_takes_cute_and_an_impossible_one_is_refused(
+    monkeypatch,
+):
     assert L.highest_level(tuple(L.GRID)) == "CuTe DSL"
     monkeypatch.setitem(L.GRID, "nobody's", ("compiler",) * len(L.LANGUAGES))
     with pytest.raises(ValueError, match="no language"):
