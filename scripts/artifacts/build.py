@@ -306,14 +306,9 @@ def _tool(name: str, target: str = TARGET_ARCH) -> str:
     return str(folder / name)
 
 
-def _version(tool: str, target: str = TARGET_ARCH) -> str:
+def tool_version(tool: str, target: str = TARGET_ARCH) -> str:
     text = _run(_tool(tool, target), "--version").stdout
     return text.strip().splitlines()[-2].strip()  # "Cuda compilation tools, ..."
-
-
-def ptxas_version(target: str = TARGET_ARCH) -> str:
-    """The ``ptxas --version`` line an artifact file records for ``target``."""
-    return _version("ptxas", target)
 
 
 _SASS_LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-f]{4,})\*/\s+(?P<text>[^;]*?)\s*;")
@@ -478,8 +473,7 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
 
 
 def describe_compiled(compiled, target: str, where: str) -> dict:
-    """What came out of one compiled kernel (Triton's or Gluon's,
-    ``scripts/artifacts/gluon.py``): the output fields of a build record."""
+    """A compiled kernel's output fields (Triton's, or Gluon's: gluon.py)."""
     cubin, ptx = compiled.asm["cubin"], compiled.asm["ptx"]
     if f".target {target}" not in ptx:
         raise RuntimeError(f"{where}: PTX is not for {target}")
@@ -521,7 +515,7 @@ def build_kernel(
         "source_sha256": results.sha256_file(source),
         "target": target,
         "triton_version": triton.__version__,
-        "ptxas_version": _version("ptxas", target),
+        "ptxas_version": tool_version("ptxas", target),
         "builds": [
             compile_plan(plan, target)
             for plan in plans(descriptor, target)
@@ -540,12 +534,8 @@ def _folder_version(out: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """The command line; ``python -m scripts.artifacts`` sets
     TRITON_INTERPRET=0 before calling it."""
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Compile the kernels' artifact builds for "
-        + ", ".join(TARGETS)
-        + ".",
-    )
+    description = f"Compile the kernels' artifact builds for {', '.join(TARGETS)}."
+    parser = argparse.ArgumentParser(prog=PROG, description=description)
     # Every mistake on the command line is one line on stderr, exit status 2.
     parser.error = lambda message: parser.exit(2, f"{PROG}: error: {message}\n")
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")

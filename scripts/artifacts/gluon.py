@@ -152,7 +152,7 @@ def build_all(out: Path = OUT) -> list[Path]:
     """Compile both targets, write both artifact files and layouts.json."""
     import triton
 
-    from scripts.artifacts.build import ptxas_version
+    from scripts.artifacts.build import tool_version
 
     source = results.ROOT / SOURCE
     written, layouts = [], {}
@@ -165,7 +165,7 @@ def build_all(out: Path = OUT) -> list[Path]:
             "source_sha256": results.sha256_file(source),
             "target": target,
             "triton_version": triton.__version__,
-            "ptxas_version": ptxas_version(target),
+            "ptxas_version": tool_version("ptxas", target),
             "builds": [gluon_record(target, compiled)],
         }
         written.append(
