@@ -149,10 +149,5 @@ if __name__ == "__main__":
                 f"{lang:6} {target:7} regs {f['registers per thread']:>3}, "
                 f"partitions {f['warp partitions']}"
             )
-    print(
-        "tiles need",
-        f"{tile_bytes():,}",
-        "bytes of shared memory;",
-        "four stages fit Hopper:",
-        fits_hopper(4),
-    )
+    waits = build_facts(record("gluon", "sm_90a"))["wgmma waits in loops"]
+    print("gluon  sm_90a  wgmma waits in its loops:", waits)
