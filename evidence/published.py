@@ -76,6 +76,12 @@ PALM = (
     "arXiv 2204.02311"
 )
 LLAMA3 = 'Llama Team, AI @ Meta, "The Llama 3 herd of models", arXiv 2407.21783'
+THUNDERKITTENS = (
+    "B. F. Spector, S. Arora, A. Singhal, D. Y. Fu and C. Ré, "
+    '"ThunderKittens: simple, fast, and adorable AI kernels", ICLR 2025, '
+    "arXiv 2410.20399"
+)
+HELION = "PyTorch, Helion README (github.com/pytorch/helion, PyPI helion 0.2.0)"
 
 #: Every published figure the site shows, by key.
 FIGURES: dict[str, Published] = {
@@ -226,6 +232,45 @@ FIGURES: dict[str, Published] = {
         software="Meta's 4D-parallel training stack (with context parallelism)",
         shape="Llama 3 405B, sequence 131,072",
         date="2024-07",
+    ),
+    "tk-attention-backward": Published(
+        quantity="attention backward, over the strongest baseline",
+        value=40,
+        unit="%",
+        qualifier="up to",
+        source="ThunderKittens paper",
+        document=THUNDERKITTENS,
+        where="abstract (10 to 40% faster)",
+        device="H100",
+        software="ThunderKittens kernels",
+        shape="the paper's attention backward benchmark",
+        date="2024-10",
+    ),
+    "tk-linear-attention": Published(
+        quantity="linear attention, speed-up over the strongest baseline",
+        value=14,
+        unit="times",
+        qualifier="up to",
+        source="ThunderKittens paper",
+        document=THUNDERKITTENS,
+        where="abstract",
+        device="H100",
+        software="ThunderKittens kernels",
+        shape="the paper's linear attention benchmark",
+        date="2024-10",
+    ),
+    "helion-autotune-time": Published(
+        quantity="autotuning time of one kernel",
+        value=10,
+        unit="min",
+        qualifier="about",
+        source="Helion README",
+        document=HELION,
+        where="README, About (hundreds of Triton candidates evaluated)",
+        device="not stated",
+        software="Helion with its Triton backend",
+        shape="one Helion kernel, the README's general estimate",
+        date="2025-10",
     ),
 }
 

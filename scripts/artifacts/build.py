@@ -306,7 +306,7 @@ def _tool(name: str, target: str = TARGET_ARCH) -> str:
     return str(folder / name)
 
 
-def _version(tool: str, target: str = TARGET_ARCH) -> str:
+def tool_version(tool: str, target: str = TARGET_ARCH) -> str:
     text = _run(_tool(tool, target), "--version").stdout
     return text.strip().splitlines()[-2].strip()  # "Cuda compilation tools, ..."
 
@@ -469,6 +469,11 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
         target=GPUTarget("cuda", TARGETS[target], 32),
         options=plan.launch.options(),
     )
+    return {**plan.inputs(), **describe_compiled(compiled, target, where)}
+
+
+def describe_compiled(compiled, target: str, where: str) -> dict:
+    """A compiled kernel's output fields (Triton's, or Gluon's: gluon.py)."""
     cubin, ptx = compiled.asm["cubin"], compiled.asm["ptx"]
     if f".target {target}" not in ptx:
         raise RuntimeError(f"{where}: PTX is not for {target}")
@@ -477,7 +482,6 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
     ptx_lines = _ptx_instructions(ptx)
     found = partitions(compiled.asm["ttgir"])  # a warp-specialised build's only
     return {
-        **plan.inputs(),
         # What the compiler used: the launch's stages, or Triton's default.
         "num_stages": int(compiled.metadata.num_stages),
         "shared_bytes": int(compiled.metadata.shared),
@@ -511,7 +515,7 @@ def build_kernel(
         "source_sha256": results.sha256_file(source),
         "target": target,
         "triton_version": triton.__version__,
-        "ptxas_version": _version("ptxas", target),
+        "ptxas_version": tool_version("ptxas", target),
         "builds": [
             compile_plan(plan, target)
             for plan in plans(descriptor, target)
@@ -530,12 +534,8 @@ def _folder_version(out: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """The command line; ``python -m scripts.artifacts`` sets
     TRITON_INTERPRET=0 before calling it."""
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Compile the kernels' artifact builds for "
-        + ", ".join(TARGETS)
-        + ".",
-    )
+    description = f"Compile the kernels' artifact builds for {', '.join(TARGETS)}."
+    parser = argparse.ArgumentParser(prog=PROG, description=description)
     # Every mistake on the command line is one line on stderr, exit status 2.
     parser.error = lambda message: parser.exit(2, f"{PROG}: error: {message}\n")
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")

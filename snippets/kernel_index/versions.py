@@ -134,6 +134,30 @@ def versions_table() -> str:
     return markdown_table(header, rows, escape=False)
 
 
+#: Kernels written in Gluon, one function per target (kernels/matmul/gluon.py;
+#: artifacts from python -m scripts.artifacts.gluon).
+GLUON = {"matmul": {"sm_90a": "matmul_gluon_sm90_kernel",
+                    "sm_100a": "matmul_gluon_sm100_kernel"}}  # fmt: skip
+
+
+def gluon_table() -> str:
+    """The Gluon versions beside the Triton ones: each target's own kernel
+    (none for the others), read from results/artifacts/gluon/; no device has
+    measured them."""
+    rows = []
+    for kernel, functions in GLUON.items():
+        cells = []
+        for target in TARGETS:
+            path = ARTIFACTS / "gluon" / f"{kernel}.{target}.json"
+            if target not in functions or not path.is_file():
+                cells.append("no Gluon kernel")
+                continue
+            (record,) = evidence.read("artifact", path).data["builds"]
+            cells.append(f"`{record['function']}`: " + summary(record, target, "flops"))
+        rows.append([kernel, *cells, "not yet measured"])
+    return markdown_table(["kernel", *TARGETS, "measured"], rows, escape=False)
+
+
 def goals_table() -> str:
     """Each goal with the version it applies to (what the launcher runs at
     the goal's shapes); no device has measured any of them yet."""

@@ -55,3 +55,11 @@ def test_facts_are_strings_the_page_can_show():
     assert facts["targets"] == "sm_90a, sm_100a, sm_120a"
     assert facts["sm120_over_limit"] == "0"  # matmul takes its own sm_120a tiles
     assert facts["sm100_tensor_memory_kib"] == "256"
+
+
+def test_the_gluon_table_shows_each_targets_kernel_and_no_measurement():
+    table = versions.gluon_table()
+    assert "`matmul_gluon_sm90_kernel`: wgmma (HGMMA)" in table
+    assert "`matmul_gluon_sm100_kernel`: tcgen05 (UTCHMMA)" in table
+    assert "no Gluon kernel" in table  # sm_120a has none
+    assert table.count("not yet measured") == len(versions.GLUON)

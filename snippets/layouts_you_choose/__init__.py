@@ -1,0 +1,1 @@
+"""Tested code shown on docs/kernels/below-triton/layouts-you-choose.md."""
