@@ -3,8 +3,8 @@
 docs/projects/work-mapping.md states how many there are, lists them and
 names the test that rejects each broken variant, through build-time
 inserts, so the page cannot drift from the tests (the models' own files in
-tests/snippets/lib/ and tests/snippets/work_mapping/). Collection runs in a child process, so the site build
-keeps its own imports and environment; it costs about half a second.
+tests/snippets/lib/ and tests/snippets/work_mapping/). Collection runs in
+a child process, so the site build keeps its own imports and environment.
 """
 
 from __future__ import annotations

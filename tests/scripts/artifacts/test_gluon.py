@@ -90,7 +90,7 @@ def _cli(*args):
         capture_output=True,
         text=True,
         cwd=results.ROOT,
-        timeout=120,
+        timeout=600,  # a hang guard only: a busy machine compiles slowly
     )
 
 

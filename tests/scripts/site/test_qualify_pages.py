@@ -21,7 +21,7 @@ def test_the_page_module_imports_neither_torch_nor_the_evaluator():
         capture_output=True,
         text=True,
         cwd=results.ROOT,
-        timeout=120,
+        timeout=600,  # a hang guard only: a busy machine compiles slowly
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
