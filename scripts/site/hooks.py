@@ -449,13 +449,6 @@ def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
     )
 
 
-def providers_used(docs_dir: Path, providers=SITE_FILE_PROVIDERS) -> list:
-    return site_files.providers_used(docs_dir, providers)
-
-
-write_site_files = site_files.write
-
-
 # --------------------------------------------------------------------------
 # Generator events
 # --------------------------------------------------------------------------
@@ -506,7 +499,8 @@ def on_files(files: Files, config, **kwargs):
         enabled=one_off and cache().enabled,
     )
     _state["pool"], _state["site_files"] = start_site_files(
-        providers_used(docs_dir), in_background=one_off
+        site_files.providers_used(docs_dir, SITE_FILE_PROVIDERS),
+        in_background=one_off,
     )
     return files
 
@@ -579,7 +573,7 @@ def on_post_page(output: str, page, config, **kwargs):
 
 def on_post_build(config, **kwargs):
     prefetch.stop(_state.pop("ahead", None), _state.pop("claims", None))
-    write_site_files(Path(config["site_dir"]), _state.pop("site_files", []))
+    site_files.write(Path(config["site_dir"]), _state.pop("site_files", []))
     calculators.write_site(Path(config["site_dir"]))
     if pool := _state.pop("pool", None):
         pool.join()

@@ -1,17 +1,12 @@
-"""Typed numbers on a lesson page: what is left once placeholders, code,
-links, exercise markers ("**1.**") and version names ("version 2") are
-taken out, and the names the page lists are allowed. Built on the tiled
-matmul page's check (tests/snippets/tiled_matmul/test_page.py)."""
+"""Typed numbers on one lesson page, by the site-wide rule
+(tests/site/test_rendered.py), for a page's own test to name its page and
+list the names it allows."""
 
-import re
 from pathlib import Path
 
-from tests.snippets.tiled_matmul.test_page import stray_numbers
-
-_MARKERS = re.compile(r"\*\*\d+\.\*\*|\b[Vv]ersions? \d+( and \d+)?\b")
+from tests.site.test_rendered import numbers_in
 
 
 def typed_numbers(page: Path, names: set[str]) -> list[str]:
-    text = _MARKERS.sub(" ", page.read_text(encoding="utf-8"))
-    found = (token.strip("()") for token in stray_numbers(text))
-    return [token for token in found if token and token not in names]
+    found = numbers_in(page.read_text(encoding="utf-8"))
+    return [token for token in found if token not in names]

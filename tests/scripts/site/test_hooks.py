@@ -8,6 +8,7 @@ import json
 import pytest
 from properdocs.exceptions import PluginError
 
+from scripts.site import site_files
 from scripts.site.hooks import (
     annotate_code_blocks,
     expand_inserts,
@@ -17,7 +18,6 @@ from scripts.site.hooks import (
     parse_literal_call,
     peek_page,
     start_site_files,
-    write_site_files,
 )
 
 AMDAHL = "snippets/lib/amdahl.py"
@@ -160,13 +160,16 @@ def test_site_files_come_from_a_second_process_and_so_do_its_errors(tmp_path):
     # fmt_x needs an argument: the provider's TypeError reaches the build.
     pool, pending = start_site_files([(AMDAHL, "fmt_x")])
     with pytest.raises(TypeError, match="fmt_x"):
-        write_site_files(tmp_path, pending)
+        site_files.write(tmp_path, pending)
     pool.join()
     assert list(tmp_path.iterdir()) == []
 
 
 def test_plots_are_drawn_only_when_a_page_shows_a_table(tmp_path):
-    from scripts.site.hooks import SITE_FILE_PROVIDERS, providers_used
+    from scripts.site.hooks import SITE_FILE_PROVIDERS
+
+    def providers_used(docs_dir):
+        return site_files.providers_used(docs_dir, SITE_FILE_PROVIDERS)
 
     (tmp_path / "a.md").write_text("no tables here")
     assert providers_used(tmp_path) == []

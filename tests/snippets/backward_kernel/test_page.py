@@ -1,16 +1,17 @@
-"""docs/kernels/frontier/backward-kernel.md types no quantity and follows
-the lesson pattern; reuses the attention pages' checker."""
+"""docs/kernels/frontier/backward-kernel.md types no quantity (the
+site-wide rule of tests/site/test_rendered.py) and follows the lesson
+pattern."""
 
 from pathlib import Path
 
-from tests.snippets.online_softmax.test_page import page_numbers
+from tests.site.test_rendered import numbers_in
 
 PAGE = Path(__file__).resolve().parents[3] / "docs/kernels/frontier/backward-kernel.md"
 
 
 def test_the_page_types_no_numbers_and_follows_the_pattern():
     text = PAGE.read_text(encoding="utf-8")
-    assert page_numbers(text) == []
+    assert numbers_in(text) == []
     assert text.startswith("---\naccess: premium\n")
     for kind in ("model", "artifact", "interpreter"):
         assert f"<!-- badge: {kind} -->" in text
