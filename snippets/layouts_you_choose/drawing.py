@@ -120,13 +120,17 @@ def swizzle_figure():
                 color=INK,
                 fontsize=8,
             )
-        ax.text(
-            x0,
-            8.3,
-            title + ": row r, chunk slot; number = logical chunk",
-            color=INK,
-            fontsize=9,
-        )
+        ax.text(x0, 8.3, title, color=INK, fontsize=9)
+    # One key for both panels, under them: a title this long ran off the
+    # right edge of the second panel.
+    ax.text(
+        8.85,
+        -0.75,
+        "rows r down, chunk slots across; each number is the logical chunk",
+        ha="center",
+        color=INK,
+        fontsize=8,
+    )
     ax.set_xlim(-0.3, 18)
-    ax.set_ylim(-0.3, 9)
+    ax.set_ylim(-1.3, 9)
     return fig

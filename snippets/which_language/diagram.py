@@ -47,6 +47,8 @@ def grid_figure():
             color=INK,
             fontsize=8,
         )
-    ax.set_xlim(-0.5, 3.4 + len(LANGUAGES))
-    ax.set_ylim(-0.2, rows + 1.6)
+    # Room on the right and above for the last rotated label ("CUDA C++ and
+    # PTX" is the longest and comes last).
+    ax.set_xlim(-0.5, 5.0 + len(LANGUAGES))
+    ax.set_ylim(-0.2, rows + 2.4)
     return fig
