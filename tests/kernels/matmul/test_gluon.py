@@ -84,3 +84,26 @@ def test_tensor_memory_takes_one_column_per_float32_and_the_registers_a_row():
 def test_a_config_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         gluon.GLUON_CONFIG.STAGES = 4
+
+
+# Awkward for the 128 x 256 x 64 tile but legal for TMA (16-byte rows):
+# one partial tile, tails in every dimension, more tiles than a wave.
+GPU_SHAPES = [(1, 8, 8), (257, 264, 136), (1000, 1032, 520), (4096, 4096, 4096)]
+
+
+@pytest.mark.parametrize("M, N, K", GPU_SHAPES, ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_values_on_a_gpu_within_the_matmul_bound(device, M, N, K, dtype):
+    """The values a CPU cannot check: run by make test-gpu and the device
+    run's kernel-tests step, on sm_90 (the Hopper kernel) or sm_100."""
+    if device != "cuda" or not torch.cuda.is_available():
+        pytest.skip("Gluon runs only on a GPU (make test-gpu)")
+    if torch.cuda.get_device_capability()[0] not in (9, 10):
+        pytest.skip("the Gluon kernels are for sm_90 and sm_100")
+    from tests.kernels.matmul.test_versions import assert_within, error_bound
+
+    generator = torch.Generator().manual_seed(M * 7 + N)
+    a = torch.randn(M, K, generator=generator).to(dtype)
+    b = torch.randn(K, N, generator=generator).to(dtype)
+    out = gluon.matmul_gluon(a.cuda(), b.cuda())
+    assert_within(out, a.double() @ b.double(), error_bound(a, b))
