@@ -37,7 +37,8 @@ Exit codes: 0 qualified; 1 rejected (the first failing check and case are
 named; ``--all`` runs every case and lists every failure; a refusal by the
 static gate is a rejection by ``source-gate``); 2 harness error (no such
 file, not UTF-8, a syntax error, no function ``residual_add_relu``, bad
-arguments, an address-space limit too low to run); 3 inconclusive here
+arguments, an address-space limit too low to run, a worker that fails
+before the candidate runs: its whole message); 3 inconclusive here
 (every failure is one a known interpreter divergence explains: the verdict
 names it; run on a GPU to decide); 4 internal error of the evaluator (one
 line on stderr, never a traceback).
@@ -175,12 +176,19 @@ def run_cases(
         inputs_fd = _write_inputs(work, source, selected, built)
         try:
             server.start(work, device, limits.memory_bytes, inputs_fd)
+        except SandboxGone as exc:
+            raise HarnessError(
+                f"the evaluator's fork server ({server.method}) {exc} before "
+                "the candidate started; its own error output is above"
+            ) from exc
         finally:
             os.close(inputs_fd)
         stage_since = time.monotonic()
         while True:
             if exit_code is None:
                 exit_code = server.exit_code(timeout=0.01)
+                if exit_code is not None and (fault := server.setup_fault(exit_code)):
+                    raise HarnessError(fault)
             words = records.read_progress(work / "progress")
             ended = [int(w.split()[1]) for w in words if w.startswith("end ")]
             if ended != list(range(len(ended))) or len(ended) > len(selected):
@@ -332,8 +340,10 @@ def _early_end(status: dict, exit_code: int, work: Path, in_case: bool) -> str:
     else:
         how = f"exited with code {exit_code}"
     detail = f"the candidate's process {how} {where}"
-    if stderr := _tail(work / "stderr.txt"):
-        detail += f"; its last output: {clip(stderr, 300)}"
+    if stderr := _tail(work / "stderr.txt"):  # its end: where the message is
+        shown = clip(stderr, 1 << 16)
+        shown = "…" + shown[-299:] if len(shown) > 300 else shown
+        detail += f"; its last output: {shown}"
     return detail
 
 

@@ -361,10 +361,48 @@ def child_main(
     device: str,
     memory: int | None,
     inputs_fd: int | None = None,
+    setup_fd: int | None = None,
 ) -> None:
-    """One candidate's process: import it, run every case, write the files."""
+    """One candidate's process: set up, import it, run every case, write the
+    files. Whatever fails before the candidate's import is the evaluator's
+    own fault: its whole traceback goes to `setup_fd` (a pipe to the fork
+    server, closed before the candidate runs, so the candidate cannot write
+    to it), and the parent reports a harness error, not a verdict."""
+    try:
+        prepared = _set_up(candidate, workdir, device, memory, inputs_fd)
+    except BaseException:
+        _report_setup(setup_fd, "error\n" + traceback.format_exc())
+        raise SetupFailed() from None
+    _report_setup(setup_fd, "ok")
+    _run_candidate(candidate, device, *prepared)
+
+
+class SetupFailed(Exception):
+    """The job's setup failed before the candidate ran (reported already)."""
+
+
+#: The exit code of a job whose setup failed (the fork server's reply says why).
+SETUP_FAILED = 75
+#: The longest setup report the fork server passes on (a pipe holds 64 KiB).
+MAX_SETUP_REPORT = 16000
+
+
+def _report_setup(fd: int | None, text: str) -> None:
+    if fd is None:
+        return
+    try:
+        os.write(fd, text.encode("utf-8", "replace")[:MAX_SETUP_REPORT])
+    finally:
+        os.close(fd)
+
+
+def _set_up(candidate, workdir, device, memory, inputs_fd):
+    """Everything before the candidate's import: (work, plan, inputs,
+    mapped, log, progress)."""
     work = Path(workdir)
     _redirect_output(work)
+    if problem := sandbox.unreadable_for_candidate():
+        raise PermissionError(problem)
     mapped = None
     if inputs_fd is not None:  # map the parent's sealed inputs, read-only
         mapped = shared_inputs.Mapped(inputs_fd)
@@ -391,6 +429,10 @@ def child_main(
     log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
     install_launch_hooks(log)
     progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115
+    return work, plan, inputs, mapped, log, progress
+
+
+def _run_candidate(candidate, device, work, plan, inputs, mapped, log, progress):
     progress.write("import\n")
     try:
         module = load_candidate(candidate)
@@ -432,7 +474,10 @@ def _run_job(request: dict) -> int:
             request["device"],
             request.get("memory"),
             request.get("inputs_fd"),
+            request.get("setup_fd"),
         )
+    except SetupFailed:
+        code = SETUP_FAILED
     except BaseException:
         traceback.print_exc()
         code = 70
@@ -469,10 +514,12 @@ def _start_job(request: dict) -> None:
                     sandbox.drop_to_nobody(None)
                 sandbox.die_with_parent()
                 os._exit(_run_job(request))
+            _close(request.get("setup_fd"))  # the job's alone
             _, status = os.waitpid(job, 0)
             os.write(write_end, str(os.waitstatus_to_exitcode(status)).encode())
             os._exit(0)  # and every process left in the namespace dies
         os.close(write_end)
+        _close(request.get("setup_fd"))
         os.waitpid(init, 0)
         reported = os.read(read_end, 32).decode() or "73"
         code = int(reported) if reported.lstrip("-").isdigit() else 73
@@ -505,12 +552,15 @@ def serve() -> None:
         request = json.loads(line)
         if request.get("inputs_fd"):  # the parent's sealed memfd follows
             request["inputs_fd"] = _receive_fd()
+        setup_read, request["setup_fd"] = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
+                os.close(setup_read)
                 _start_job(request)
             finally:
                 os._exit(72)
+        os.close(request["setup_fd"])
         if request.get("inputs_fd") is not None:
             os.close(request["inputs_fd"])  # the job has its own copy
         print(json.dumps({"pid": pid}), flush=True)
@@ -522,10 +572,29 @@ def serve() -> None:
             if ready and sys.stdin.readline().strip() == "kill":
                 _kill_job(pid, request, signal.SIGKILL)
         _kill_job(pid, request, signal.SIGKILL)  # anything it left behind
-        print(
-            json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}),
-            flush=True,
-        )
+        reply = {"pid": pid, "exit": os.waitstatus_to_exitcode(status)}
+        reply["setup"] = _read_setup(setup_read)
+        print(json.dumps(reply), flush=True)
+
+
+def _read_setup(fd: int) -> str:
+    """What the job's setup reported ("ok", or "error" and a traceback);
+    empty when it ended before saying (then it never reached the candidate)."""
+    os.set_blocking(fd, False)
+    chunks = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except BlockingIOError:  # a writer still open: a descendant kept it
+        pass
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _close(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)
 
 
 #: The environment variable naming the fork server's end of the socket that
