@@ -147,11 +147,10 @@ def _rebind_under_tmp() -> list[str]:
 
 def _traversable_parents(path: Path, private, made: set[Path]) -> list[str]:
     """The folders between a private /tmp (or /dev/shm) and `path`, made
-    inside the sandbox with mode 0755: bubblewrap would create them 0700,
-    and the candidate (nobody, as root) could then reach nothing below them,
-    not even the modules torch imports lazily (a checkout in `mktemp -d`
-    failed every candidate that way). They are empty tmpfs folders: nothing
-    of the host's becomes visible through them."""
+    0755 inside: bubblewrap makes them 0700, and the candidate (nobody, as
+    root) could reach nothing below, not even what torch imports lazily (a
+    checkout in `mktemp -d` failed every candidate so). Empty tmpfs folders:
+    nothing of the host's shows through them."""
     top = next(p for p in private if path.is_relative_to(p))
     args: list[str] = []
     for parent in reversed(path.parents):
@@ -456,7 +455,7 @@ def _alive(pid: int) -> bool:
 
 
 class ForkServer:
-    """One long-lived `python -m scripts.qualify.worker` process per device,
+    """One long-lived `python -m scripts.qualify.fork_server` per device,
     inside the sandbox: it imports torch and Triton once and forks a fresh,
     further isolated process per candidate, so a candidate costs a fraction
     of a second to start instead of the seconds an `import torch` takes.
@@ -475,7 +474,7 @@ class ForkServer:
         # server by SCM_RIGHTS (scripts/qualify/shared_inputs.py).
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env["QUALIFY_FD_CHANNEL"] = str(theirs.fileno())
-        command = [sys.executable, "-m", "scripts.qualify.worker"]
+        command = [sys.executable, "-m", "scripts.qualify.fork_server"]
         if self.method == "bubblewrap":
             command = bwrap_args(self.jobs, device) + command
         try:

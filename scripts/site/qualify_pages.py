@@ -135,8 +135,19 @@ def check_count() -> int:
 
 
 def check_table() -> str:
-    rows = [[f"`{c['name']}`", c["passes_when"]] for c in contract()["checks"]]
-    return _table(["check", "passes when"], rows)
+    """The contract's checks (from the registry the verdict carries): what
+    a pass establishes, what it cannot, and the candidate only it catches."""
+    rows = [
+        [
+            f"`{c['name']}`",
+            c["passes_when"],
+            cell(c.get("cannot") or ""),
+            f"`{cell(Path(c['only_catches']).stem)}`" if c.get("only_catches") else "",
+        ]
+        for c in contract()["checks"]
+    ]
+    header = ["check", "passes when", "cannot establish", "only it catches"]
+    return _table(header, rows)
 
 
 def case_table(kind: str = "kernel") -> str:

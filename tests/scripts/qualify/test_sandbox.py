@@ -198,7 +198,7 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
         )
     )
     monkeypatch.setenv("QUALIFY_SANDBOX", "fallback")
-    monkeypatch.setattr(evaluator.ForkServer, "_instances", {})
+    monkeypatch.setattr(sandbox.ForkServer, "_instances", {})
     sandbox.bwrap_works.cache_clear()
     try:
         sha = sha256_bytes(candidate.read_bytes())
@@ -206,7 +206,7 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
             candidate, timeout_s=refresh.CORPUS_TIMEOUT_S, reviewed=sha
         )
     finally:
-        for server in evaluator.ForkServer._instances.values():
+        for server in sandbox.ForkServer._instances.values():
             server.close()
         monkeypatch.undo()
         sandbox.bwrap_works.cache_clear()

@@ -1,0 +1,24 @@
+"""The "rows" family of cases (scripts/qualify/rows.py), for the softmax
+task: one input per call, the refusals named by the task's argument."""
+
+from scripts.qualify import rows, task
+
+SOFTMAX = task.find("softmax")
+
+
+def test_every_call_has_one_input_and_the_cases_cover_the_hard_rows():
+    by_name = {case.name: case for case in rows.row_cases(SOFTMAX)}
+    wide = by_name["wide-row"].build("cpu")[0].args[0]
+    assert wide["size"][-1] > 4096  # past one block of 4096 columns
+    large = by_name["large-values"].build("cpu")[0].args[0]["base"]
+    assert large.abs().max() > 1000  # exp of it overflows without the max
+    for case in by_name.values():
+        for call in case.build("cpu"):
+            assert len(call.args) <= 1
+
+
+def test_refusals_name_the_tasks_argument():
+    by_name = {case.name: case for case in rows.row_cases(SOFTMAX)}
+    for name in ("not-a-tensor", "unsupported-dtype", "scalar-0d"):
+        for call in by_name[name].build("cpu"):
+            assert call.mode == "error" and call.expect_names == SOFTMAX.args
