@@ -150,10 +150,11 @@ PAST_65535_PROGRAMS = 65535 * 1024 + 1
 def cases(task: Task | None = None) -> list[Case]:
     """The elementwise-binary family's cases, for `task`'s two inputs."""
     task = task or of_family("elementwise-binary")
-    if task.cases == "rows":
-        from scripts.qualify.rows import row_cases  # a family of its own
+    if task.cases in ("rows", "flat"):
+        from scripts.qualify import rows  # the one-input families
 
-        return _with_task(row_cases(task), task)
+        family = rows.row_cases if task.cases == "rows" else rows.flat_cases
+        return _with_task(family(task), task)
     f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
     X, R = task.args[:1], task.args[1:]  # noqa: N806
     both = task.args

@@ -308,6 +308,9 @@ def judge_kernel_call(
         return tally.failures, tally.evaluated, None
     tally.check("grid-limits", violations and violations[0])
     shape, dtype = expected_meta(call, pristine)
+    if task.output == "reference" and pristine is not None:
+        meta = task.descriptor_object.reference(*pristine.views)
+        shape, dtype = list(meta.shape), str(meta.dtype)
     out = claim["output"]
     if out is None:
         raise RecordError("case.json", f"call {number} has neither output nor error")

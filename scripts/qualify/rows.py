@@ -1,6 +1,6 @@
-"""The "rows" family of cases: one tensor in, an operation over its last
-dimension, a tensor of the same shape and dtype out (used by
-``scripts/qualify/cases.py`` for a task whose ``cases`` is "rows").
+"""The one-input families of cases (used by ``scripts/qualify/cases.py``):
+"rows", an operation over each row's last dimension, and "flat", one over a
+1-D tensor; both give a tensor of the input's shape and dtype.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def row_cases(task: Task) -> list[Case]:
         row(
             "large-values",
             "special values",
-            "no max subtracted: exp overflows",
+            "large magnitudes: an unguarded step overflows",
             (4, 300),
             scale=1e4,
         ),
@@ -134,6 +134,55 @@ def row_cases(task: Task) -> list[Case]:
             "unsupported",
             "ValueError: no last dimension",
             error_calls([((input_tensor(()),), "ValueError", (x,), "0-d", ())]),
+        ),
+    ]
+    return kernel + unsupported
+
+
+def flat_cases(task: Task) -> list[Case]:
+    """The "flat" family: a 1-D tensor in, one of its shape out (or the
+    reference's, when the task says so)."""
+    f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
+    (x,) = task.args
+
+    def flat(name, group, catches, numel, dtype=f32, **kw):
+        return Case(name, group, catches, one_input((numel,), dtype, **kw))
+
+    kernel = [
+        flat("size-1", "sizes", "a grid of zero programs; one element", 1),
+        flat("size-257", "sizes", "a mask one past a power of two", 257),
+        flat("two-blocks", "sizes", "a carry lost between two blocks", 4099),
+        flat("many-blocks", "sizes", "a carry chain over many blocks", 70001),
+        flat("float16", "dtypes", "float16 accumulated in float16", 3001, f16),
+        flat("bfloat16", "dtypes", "bfloat16 accumulated in bfloat16", 3001, bf16),
+        flat(
+            "large-values", "special values", "overflow in a partial", 5000, scale=1e4
+        ),
+        Case(
+            "repeat-bitwise",
+            "calls",
+            "results that change from call to call",
+            one_input_twice((20000,), f32),
+        ),
+    ]
+    rows = [
+        ((object_spec([1.0]),), "TypeError", (x,), f"{x}=[1.0]", ()),
+        (
+            (input_tensor((8,), torch.float64),),
+            "TypeError",
+            (x,),
+            "float64",
+            ("float64",),
+        ),
+    ]
+    if task.rank == 1:
+        rows.append(((input_tensor((4, 8)),), "ValueError", (x,), "2-d", ("(4, 8)",)))
+    unsupported = [
+        Case(
+            "unsupported",
+            "unsupported",
+            "a refusal naming the argument: not a tensor, float64, 2-d",
+            error_calls(rows),
         ),
     ]
     return kernel + unsupported

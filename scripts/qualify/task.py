@@ -30,8 +30,13 @@ class Task:
     only_catches: dict[str, str] = field(default_factory=dict)
     # "ulps": within a few ulps of the reference in the output dtype, and
     # bfloat16 rounded to nearest even; "bound": within the descriptor's
-    # error_bound of the float64 truth (a reduction's rounding grows with n)
+    # error_bound of the float64 truth (rounding that grows with n)
     tolerance: str = "ulps"
+    # The result's shape and dtype: the inputs' ("input"), or the
+    # reference's on the same inputs ("reference": a sum is 0-d)
+    output: str = "input"
+    # The one input's rank, when the contract refuses any other (None: any)
+    rank: int | None = None
     # What a case of the family catches, in this kernel's words, by case name
     catches: dict[str, str] = field(default_factory=dict)
 
@@ -121,6 +126,8 @@ def bench_shapes(task: Task) -> tuple[list[tuple[int, int]], str]:
     ``full`` profile, its ``quick`` shape, and its awkward (non-power-of-
     two) one. Returns (shapes, the file they come from)."""
     descriptor = task.descriptor_object
+    if any(set(s) != {"rows", "cols"} for s in descriptor.shapes["full"]):
+        return [], task.kernel_file  # a kernel not timed at (rows, cols)
     full = [(s["rows"], s["cols"]) for s in descriptor.shapes["full"]]
     quick = descriptor.shapes["quick"][0]
 

@@ -22,3 +22,14 @@ def test_refusals_name_the_tasks_argument():
     for name in ("not-a-tensor", "unsupported-dtype", "scalar-0d"):
         for call in by_name[name].build("cpu"):
             assert call.mode == "error" and call.expect_names == SOFTMAX.args
+
+
+def test_the_flat_family_refuses_2d_only_where_the_task_does():
+    def refused(name):
+        (refusals,) = [
+            c for c in rows.flat_cases(task.find(name)) if c.kind == "unsupported"
+        ]
+        return [call.note for call in refusals.build("cpu")]
+
+    assert "2-d" in refused("scan")  # the scan's contract is 1-D
+    assert "2-d" not in refused("reduction")  # a sum takes any shape

@@ -14,7 +14,7 @@ SOFTMAX = task.find("softmax")
 
 
 def test_every_task_is_found_and_names_its_kernel():
-    assert {"residual_add_relu", "softmax"} <= set(task.tasks())
+    assert {"residual_add_relu", "softmax", "scan", "reduction"} <= set(task.tasks())
     for each in task.tasks().values():
         assert (ROOT / each.kernel_file).is_file()
         assert callable(each.descriptor_object.reference)
@@ -48,14 +48,20 @@ def test_the_bound_passes_the_reference_and_catches_an_overflow():
 
 
 @pytest.mark.parametrize(
-    "name", ["broken/no_max_subtraction.py", "good/three_loop_rows.py"]
+    "name, path",
+    [
+        ("softmax", "broken/no_max_subtraction.py"),
+        ("softmax", "good/three_loop_rows.py"),
+        ("scan", "broken/carry_dropped.py"),
+        ("reduction", "broken/one_element_not_0d.py"),
+    ],
 )
-def test_the_softmax_corpus_gets_its_expected_verdict(name):
-    path = f"{SOFTMAX.corpus}/{name}"
+def test_a_tasks_corpus_gets_its_expected_verdict(name, path):
+    path = f"{task.find(name).corpus}/{path}"
     expected = expectation(path)
     verdict = evaluator.qualify(
         ROOT / path,
-        task="softmax",
+        task=name,
         seed=1,
         timeout_s=CORPUS_TIMEOUT_S * 3,
         reviewed=sha256_bytes((ROOT / path).read_bytes()),
@@ -63,3 +69,10 @@ def test_the_softmax_corpus_gets_its_expected_verdict(name):
     assert verdict["status"] == expected["status"], verdict["printed"]
     if expected["check"]:
         assert verdict["first_failure"]["check"] == expected["check"]
+
+
+def test_a_sum_is_judged_against_the_references_0d_shape():
+    reduction = task.find("reduction")
+    assert reduction.output == "reference"
+    for case in cases(reduction):
+        assert all(len(call.args) <= 1 for call in case.build("cpu"))
