@@ -68,7 +68,8 @@ def error_calls(rows):
 
 def row_cases(task: Task) -> list[Case]:
     """The "rows" family: one tensor in, the operation over its last
-    dimension, a tensor of the same shape and dtype out."""
+    dimension (or, with the task's rank 2, over the matrix), a tensor of the
+    input's shape and dtype out (or the reference's, when the task says so)."""
     f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
     (x,) = task.args
 
@@ -111,6 +112,8 @@ def row_cases(task: Task) -> list[Case]:
             one_input_twice((8, 1000), f32),
         ),
     ]
+    if task.rank == 2:  # a matrix operation: no 3-d case, a refusal of one
+        kernel = [case for case in kernel if case.name != "three-d"]
     unsupported = [
         Case(
             "not-a-tensor",
@@ -136,6 +139,16 @@ def row_cases(task: Task) -> list[Case]:
             error_calls([((input_tensor(()),), "ValueError", (x,), "0-d", ())]),
         ),
     ]
+    if task.rank == 2:
+        three = ((input_tensor((2, 3, 4)),), "ValueError", (x,), "3-d", ("(2, 3, 4)",))
+        unsupported.append(
+            Case(
+                "three-d",
+                "unsupported",
+                "ValueError naming x and its shape",
+                error_calls([three]),
+            )
+        )
     return kernel + unsupported
 
 

@@ -33,3 +33,9 @@ def test_the_flat_family_refuses_2d_only_where_the_task_does():
 
     assert "2-d" in refused("scan")  # the scan's contract is 1-D
     assert "2-d" not in refused("reduction")  # a sum takes any shape
+
+
+def test_a_matrix_task_gets_no_3d_case_and_a_refusal_of_one():
+    by_name = {c.name: c for c in rows.row_cases(task.find("transpose"))}
+    assert by_name["three-d"].kind == "unsupported"
+    assert by_name["three-d"].build("cpu")[0].expect_error == "ValueError"

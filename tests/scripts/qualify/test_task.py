@@ -14,7 +14,8 @@ SOFTMAX = task.find("softmax")
 
 
 def test_every_task_is_found_and_names_its_kernel():
-    assert {"residual_add_relu", "softmax", "scan", "reduction"} <= set(task.tasks())
+    known = {"residual_add_relu", "softmax", "scan", "reduction", "transpose"}
+    assert known <= set(task.tasks())
     for each in task.tasks().values():
         assert (ROOT / each.kernel_file).is_file()
         assert callable(each.descriptor_object.reference)
@@ -54,6 +55,7 @@ def test_the_bound_passes_the_reference_and_catches_an_overflow():
         ("softmax", "good/three_loop_rows.py"),
         ("scan", "broken/carry_dropped.py"),
         ("reduction", "broken/one_element_not_0d.py"),
+        ("transpose", "broken/assumes_row_major.py"),
     ],
 )
 def test_a_tasks_corpus_gets_its_expected_verdict(name, path):
