@@ -1,11 +1,36 @@
-"""The evaluator of the Triton qualification project: it qualifies a
-candidate ``residual_add_relu(x, residual)`` against its contract and writes
+"""The evaluator of the Triton qualification project: a harness that knows
+no kernel. It qualifies a candidate file against a task's contract (a task
+is data beside the kernel it tests, ``kernels/<op>_task.py``) and writes
 verdicts as data (``results/qualify/*.json``, kind "verdict").
 
-``python -m scripts.qualify PATH`` qualifies one file (``__main__.py``);
+``python -m scripts.qualify [--task NAME] PATH`` qualifies one file;
 ``python -m scripts.qualify.refresh verdicts|corpus`` regenerates the
-committed results. Modules: ``evaluator`` (checks, judging, the verdict),
-``cases`` (the inputs), ``worker`` (the child process that runs the
-candidate), ``refresh``. The words the pages show are built from the data
-files by ``scripts/site/qualify_pages.py``, which never imports this package.
+committed results. The words the pages show are built from the data files
+by ``scripts/site/qualify_pages.py``, which never imports this package.
+
+Modules, one job each:
+
+- ``__main__``: the command line (arguments refused in one line).
+- ``task``: finds a task and reads it (function, arguments, kernel, corpus).
+- ``checks``: the registry of checks, in order, each with what it establishes
+  and what it cannot.
+- ``contract``: the contract every verdict carries, exit codes and limits.
+- ``cases``: the cases of a family of tasks, described from their calls.
+- ``rows``: the family of one-input, row-by-row operations.
+- ``builders``: builds the inputs of each case, as the parent's own tensors.
+- ``evaluator``: runs one qualification, from the source to the verdict.
+- ``gate``: refuses a source before it runs (static allow-list, syntax).
+- ``review``: lists what a reviewer should read, and escapes untrusted text.
+- ``sandbox``: bubblewrap or the fallback, limits, and the fork server client.
+- ``fork_server``: the server in the sandbox that forks one job per candidate.
+- ``worker``: the candidate's process: imports it, calls it on every case.
+- ``shared_inputs``: the inputs as sealed memory the candidate maps read-only.
+- ``records``: the strict formats of every file the child writes back.
+- ``launch_log``: what the child records about each Triton launch.
+- ``compile_check``: compiles each launched specialisation for sm_90a.
+- ``compile_server``: the parent's compile process, outside the sandbox.
+- ``interpreter_rounding``: bfloat16 rounded to nearest even in the interpreter.
+- ``judge``: judges calls and cases from the child's claims and bytes.
+- ``verdict``: the verdict record and the lines the evaluator prints.
+- ``refresh``: regenerates the committed verdicts and the corpus.
 """

@@ -1,4 +1,5 @@
-"""Command line of the evaluator: ``python -m scripts.qualify PATH``.
+"""Command line of the evaluator: ``python -m scripts.qualify [--task NAME]
+PATH`` (without ``--task``, the task whose function PATH defines).
 
 Exit codes: 0 qualified, 1 rejected (refused by the static gate included),
 2 harness error (including bad arguments: each is refused in one line before
@@ -16,18 +17,17 @@ from pathlib import Path
 
 from evidence import ROOT
 from scripts.cli import OneLineParser
-from scripts.qualify.evaluator import (
+from scripts.qualify.contract import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MEMORY_BYTES,
     DEFAULT_TIMEOUT_S,
     EXIT_HARNESS,
     EXIT_INTERNAL,
-    HarnessError,
-    check_limits,
-    qualify,
-    write_verdict,
 )
+from scripts.qualify.evaluator import check_limits, qualify, write_verdict
+from scripts.qualify.gate import HarnessError
 from scripts.qualify.review import escape
+from scripts.qualify.task import find, tasks
 
 PROG = "python -m scripts.qualify"
 #: Where --json may write inside the repository (anywhere outside it is fine).
@@ -43,9 +43,15 @@ def parse_args(argv):
         prog=PROG,
         tool=PROG,
         exit_code=EXIT_HARNESS,
-        description="Qualify a residual_add_relu(x, residual) candidate.",
+        description="Qualify a candidate kernel file against a task's contract.",
     )
     parser.add_argument("path", help="the candidate Python file")
+    parser.add_argument(
+        "--task",
+        default=None,
+        help="the task: " + ", ".join(sorted(tasks())) + " (default: the one "
+        "whose function the file defines)",
+    )
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument(
         "--json",
@@ -162,6 +168,8 @@ def main(argv=None) -> int:
             r"[0-9a-f]{64}", args.reviewed
         ):
             raise ArgumentError("--reviewed must be a sha256 (64 hex digits)")
+        if args.task is not None:
+            find(args.task)
     except (ArgumentError, HarnessError) as exc:
         print(f"{PROG}: {exc} (see --help)", file=sys.stderr)
         return EXIT_HARNESS
@@ -177,6 +185,7 @@ def main(argv=None) -> int:
             show_source=not args.quiet_source,
             seed=args.seed,
             reviewed=args.reviewed,
+            task=args.task,
         )
     except Exception as exc:  # a bug of ours: one line, its own exit code
         text = escape(" ".join(str(exc).split()))[:300]

@@ -19,8 +19,6 @@ import torch
 from kernels.inputs import nonzero_randn, seed_for
 from snippets.kernel_correctness_contracts import adversarial as adv
 
-BOTH = ("x", "residual")
-
 
 def random_values(shape, dtype, seed, positive=False) -> torch.Tensor:
     """Non-zero normal values on the CPU (the parent builds every input)."""
@@ -32,8 +30,7 @@ class Call:
     """One call of the candidate, with what the parent needs to judge it."""
 
     mode: str  # "values", "plan" (launch only) or "error"
-    x: dict | None = None  # the child's input specs (None: reuse)
-    residual: dict | None = None
+    args: tuple[dict, ...] = ()  # the child's input specs, in order (): reuse
     reuse: str | None = None  # "same" tensors again, or "refill" them
     refill: tuple | None = None  # new values for a refill
     expect_error: str | None = None  # exception type name, for "error" calls
@@ -43,8 +40,8 @@ class Call:
 
     def child_spec(self) -> dict:
         spec = {}
-        if self.x is not None:
-            spec = {"x": _public(self.x), "residual": _public(self.residual)}
+        if self.args:
+            spec = {"args": [_public(a) for a in self.args]}
         if self.refill is not None:
             spec["refill"] = list(self.refill)
         return spec
@@ -70,7 +67,7 @@ def seeded(seed: int | None):
         _RUN_SEED.pop()
 
 
-def _seed(*parts) -> int:
+def case_seed(*parts) -> int:
     run = _RUN_SEED[-1]
     return seed_for(*parts) if run is None else seed_for(run, *parts)
 
@@ -83,13 +80,13 @@ def tensor_spec(layout: dict, device: str | None = None) -> dict:
 
 
 def values_call(x_layout: dict, r_layout: dict, note: str = "") -> Call:
-    return Call("values", tensor_spec(x_layout), tensor_spec(r_layout), note=note)
+    return Call("values", (tensor_spec(x_layout), tensor_spec(r_layout)), note=note)
 
 
 def pair(shape, dtype, name, positive=False, note="") -> Call:
     """Fresh contiguous random inputs."""
-    x = random_values(shape, dtype, _seed(name, "x", positive), positive)
-    r = random_values(shape, dtype, _seed(name, "r", positive), positive)
+    x = random_values(shape, dtype, case_seed(name, "x", positive), positive)
+    r = random_values(shape, dtype, case_seed(name, "r", positive), positive)
     return values_call(adv.contiguous(x), adv.contiguous(r), note)
 
 
@@ -130,7 +127,7 @@ def plan(shape, dtype_for):
 
     def build(device):
         empty = {"kind": "empty", "size": list(shape), "dtype": str(dtype_for(device))}
-        return [Call("plan", empty, dict(empty), note="launch plan only")]
+        return [Call("plan", (empty, dict(empty)), note="launch plan only")]
 
     return build
 
@@ -143,8 +140,8 @@ def build_transposed(device):
     shape, dtype = (64, 37), torch.float32
     calls = []
     for positive in (False, True):
-        x = random_values(shape, dtype, _seed("t", "x", positive), positive)
-        r = random_values(shape, dtype, _seed("t", "r", positive), positive)
+        x = random_values(shape, dtype, case_seed("t", "x", positive), positive)
+        r = random_values(shape, dtype, case_seed("t", "r", positive), positive)
         note = "all positive" if positive else "mixed signs"
         calls.append(values_call(adv.transposed(x), adv.transposed(r), note))
     return calls
@@ -154,8 +151,8 @@ def build_mixed_layout(device):
     shape, dtype = (45, 67), torch.float16
     calls = []
     for positive in (False, True):
-        x = random_values(shape, dtype, _seed("m", "x", positive), positive)
-        r = random_values(shape, dtype, _seed("m", "r", positive), positive)
+        x = random_values(shape, dtype, case_seed("m", "x", positive), positive)
+        r = random_values(shape, dtype, case_seed("m", "r", positive), positive)
         note = "all positive" if positive else "mixed signs"
         calls.append(values_call(adv.transposed(x), adv.contiguous(r), note))
     return calls
@@ -163,24 +160,24 @@ def build_mixed_layout(device):
 
 def build_offset(device):
     shape, dtype = (29, 31), torch.bfloat16
-    x = random_values(shape, dtype, _seed("o", "x"), True)
-    r = random_values(shape, dtype, _seed("o", "r"), True)
-    fill = _filler(64, dtype, _seed("o", "f"))
+    x = random_values(shape, dtype, case_seed("o", "x"), True)
+    r = random_values(shape, dtype, case_seed("o", "r"), True)
+    fill = _filler(64, dtype, case_seed("o", "f"))
     return [values_call(adv.with_offset(x, 7, fill), adv.with_offset(r, 13, fill))]
 
 
 def build_stepped(device):
     shape, dtype = (23, 41), torch.float32
-    x = random_values(shape, dtype, _seed("s", "x"), True)
-    r = random_values(shape, dtype, _seed("s", "r"), True)
-    fill = _filler(23 * 41 * 3, dtype, _seed("s", "f"))
+    x = random_values(shape, dtype, case_seed("s", "x"), True)
+    r = random_values(shape, dtype, case_seed("s", "r"), True)
+    fill = _filler(23 * 41 * 3, dtype, case_seed("s", "f"))
     return [values_call(adv.stepped(x, 2, fill), adv.stepped(r, 3, fill))]
 
 
 def build_broadcast_row(device):
     rows, cols, dtype = 50, 37, torch.float32
-    x = random_values((rows, cols), dtype, _seed("b", "x"), True)
-    row = random_values((cols,), dtype, _seed("b", "r"), True)
+    x = random_values((rows, cols), dtype, case_seed("b", "x"), True)
+    row = random_values((cols,), dtype, case_seed("b", "r"), True)
     return [values_call(adv.contiguous(x), adv.broadcast_rows(row, rows))]
 
 
@@ -188,8 +185,8 @@ def build_channels_last(device):
     shape, dtype = (2, 3, 5, 7), torch.float16
     calls = []
     for positive in (False, True):
-        x = random_values(shape, dtype, _seed("c", "x", positive), positive)
-        r = random_values(shape, dtype, _seed("c", "r", positive), positive)
+        x = random_values(shape, dtype, case_seed("c", "x", positive), positive)
+        r = random_values(shape, dtype, case_seed("c", "r", positive), positive)
         note = "all positive" if positive else "mixed signs"
         calls.append(values_call(adv.channels_last(x), adv.contiguous(r), note))
     return calls
@@ -197,7 +194,7 @@ def build_channels_last(device):
 
 def special(dtype):
     def build(device):
-        x, r = adv.with_special_values(1031, dtype, _seed("special", str(dtype)))
+        x, r = adv.with_special_values(1031, dtype, case_seed("special", str(dtype)))
         return [values_call(adv.contiguous(x), adv.contiguous(r), "NaN, ±Inf")]
 
     return build
@@ -206,8 +203,8 @@ def special(dtype):
 def build_refill(device):
     shape, dtype = (1000,), torch.float32
     first = pair(shape, dtype, "refill-1", True, "first values")
-    new_x = random_values(shape, dtype, _seed("refill-2", "x"), True)
-    new_r = random_values(shape, dtype, _seed("refill-2", "r"), True)
+    new_x = random_values(shape, dtype, case_seed("refill-2", "x"), True)
+    new_r = random_values(shape, dtype, case_seed("refill-2", "r"), True)
     second = Call(
         "values", reuse="refill", refill=(new_x, new_r), note="same buffers, new values"
     )
@@ -224,8 +221,8 @@ def build_refill_some(device):
     (first, last, a stride) returns the old answer."""
     shape, dtype = (4099,), torch.float32
     first = pair(shape, dtype, "refill-some", True, "first values")
-    new_x = first.x["base"].clone()
-    new_r = first.residual["base"].clone()
+    new_x = first.args[0]["base"].clone()
+    new_r = first.args[1]["base"].clone()
     changed = torch.arange(1, 4099, 97)  # never the first or the last element
     new_x[changed] = -new_x[changed] - 1.0
     second = Call(
@@ -239,8 +236,8 @@ def build_refill_some(device):
 
 def build_five_d(device):
     shape, dtype = (2, 3, 2, 5, 7), torch.float32
-    x = random_values(shape, dtype, _seed("5d", "x"))
-    r = random_values(shape, dtype, _seed("5d", "r"))
+    x = random_values(shape, dtype, case_seed("5d", "x"))
+    r = random_values(shape, dtype, case_seed("5d", "r"))
     # x permuted in memory: a kernel that handles only up to 4-d strides fails
     return [
         values_call(
@@ -254,11 +251,11 @@ def build_five_d(device):
 
 
 def build_broadcast_inner(device):
-    """Stride 0 in a non-leading dimension: residual (8, 1, 33) expanded to
+    """Stride 0 in a non-leading dimension: input 2 (8, 1, 33) expanded to
     (8, 5, 33), its middle dimension repeated."""
     dtype = torch.float32
-    x = random_values((8, 5, 33), dtype, _seed("bi", "x"))
-    r = random_values((8, 33), dtype, _seed("bi", "r"))
+    x = random_values((8, 5, 33), dtype, case_seed("bi", "x"))
+    r = random_values((8, 33), dtype, case_seed("bi", "r"))
     return [values_call(adv.contiguous(x), adv.strided(r, (8, 5, 33), (33, 0, 1)))]
 
 
@@ -268,8 +265,8 @@ def build_tiny_values(device):
     shape, dtype = (2051,), torch.float32
     exponents = torch.linspace(-30, -3, shape[0], dtype=torch.float64)
     scale = (10.0**exponents).to(dtype)
-    x = random_values(shape, dtype, _seed("tiny", "x")) * scale
-    r = random_values(shape, dtype, _seed("tiny", "r")) * scale * 0.5
+    x = random_values(shape, dtype, case_seed("tiny", "x")) * scale
+    r = random_values(shape, dtype, case_seed("tiny", "r")) * scale * 0.5
     return [values_call(adv.contiguous(x), adv.contiguous(r), "1e-30 to 1e-3")]
 
 
@@ -289,7 +286,7 @@ def build_recheck(device):
 
 
 def error_build(pairs):
-    """pairs: (x factory, residual factory, error type, names, note, and
+    """pairs: (input 1 factory, input 2 factory, error type, names, note, and
     the spellings of the wrong value, one of which the message must show)."""
 
     def build(device):
@@ -298,8 +295,7 @@ def error_build(pairs):
             calls.append(
                 Call(
                     "error",
-                    make_x(device),
-                    make_r(device),
+                    (make_x(device), make_r(device)),
                     expect_error=error,
                     expect_names=names,
                     expect_values=values,
@@ -316,7 +312,7 @@ def shape_spellings(*shapes) -> tuple[str, ...]:
     return tuple(t for s in shapes for t in (str(tuple(s)), str(list(s))))
 
 
-def _t(shape, dtype=torch.float32, device=None, seed=0):
+def input_tensor(shape, dtype=torch.float32, device=None, seed=0):
     """An input factory: a contiguous tensor spec, optionally on `device`."""
 
     def make(_device):
@@ -326,17 +322,17 @@ def _t(shape, dtype=torch.float32, device=None, seed=0):
     return make
 
 
-def _obj(value):
+def object_spec(value):
     return lambda _device: {"kind": "object", "value": value}
 
 
 def _other_device(device):
-    """A device that is not the one under test: a GPU run puts residual on
+    """A device that is not the one under test: a GPU run puts input 2 on
     the CPU; a CPU run puts it on PyTorch's `meta` device (no memory)."""
     return "meta" if device == "cpu" else "cpu"
 
 
-def _t_elsewhere(shape):
+def tensor_elsewhere(shape):
     def make(device):
         values = random_values(shape, torch.float32, 5)
         return tensor_spec(adv.contiguous(values), _other_device(device))
@@ -358,19 +354,20 @@ def fresh(layout: dict) -> dict:
 
 
 def fresh_pair(shape, dtype, name, positive=False, note="") -> Call:
-    x = random_values(shape, dtype, _seed(name, "x", positive), positive)
-    r = random_values(shape, dtype, _seed(name, "r", positive), positive)
-    return Call("values", fresh(adv.contiguous(x)), fresh(adv.contiguous(r)), note=note)
+    x = random_values(shape, dtype, case_seed(name, "x", positive), positive)
+    r = random_values(shape, dtype, case_seed(name, "r", positive), positive)
+    specs = (fresh(adv.contiguous(x)), fresh(adv.contiguous(r)))
+    return Call("values", specs, note=note)
 
 
 def build_broadcast_x(device):
-    """A zero stride in x, not only in residual: x a row expanded over the
+    """A zero stride in input 1, not only in input 2: it is a row expanded over the
     rows, then x a single value expanded over the whole shape."""
     rows, cols, dtype = 19, 43, torch.float32
-    row = random_values((cols,), dtype, _seed("bx", "row"))
-    one = random_values((1,), dtype, _seed("bx", "one"), True)
-    r1 = random_values((rows, cols), dtype, _seed("bx", "r1"))
-    r2 = random_values((rows, cols), dtype, _seed("bx", "r2"))
+    row = random_values((cols,), dtype, case_seed("bx", "row"))
+    one = random_values((1,), dtype, case_seed("bx", "one"), True)
+    r1 = random_values((rows, cols), dtype, case_seed("bx", "r1"))
+    r2 = random_values((rows, cols), dtype, case_seed("bx", "r2"))
     return [
         values_call(adv.broadcast_rows(row, rows), adv.contiguous(r1), "x a row"),
         values_call(
@@ -382,11 +379,11 @@ def build_broadcast_x(device):
 
 
 def build_broadcast_column(device):
-    """A zero stride in the last dimension: residual a column (one value per
+    """A zero stride in the last dimension: input 2 a column (one value per
     row) expanded along each row, as a per-row bias is."""
     rows, cols, dtype = 41, 23, torch.float32
-    x = random_values((rows, cols), dtype, _seed("bc", "x"))
-    column = random_values((rows,), dtype, _seed("bc", "c"))
+    x = random_values((rows, cols), dtype, case_seed("bc", "x"))
+    column = random_values((rows,), dtype, case_seed("bc", "c"))
     return [
         values_call(
             adv.contiguous(x), adv.strided(column, (rows, cols), (1, 0)), "a column"
@@ -395,23 +392,22 @@ def build_broadcast_column(device):
 
 
 def build_aliased(device):
-    """x and residual the same tensor, then two overlapping views of one
-    storage (residual starts 5 elements after x)."""
+    """Input 1 and input 2 the same tensor, then two overlapping views of one
+    storage (input 2 starts 5 elements after input 1)."""
     n, dtype = 1029, torch.float32
-    same = random_values((n,), dtype, _seed("alias", "same"))
+    same = random_values((n,), dtype, case_seed("alias", "same"))
     spec = tensor_spec(adv.contiguous(same))
-    storage = random_values((n + 5,), dtype, _seed("alias", "views"))
+    storage = random_values((n + 5,), dtype, case_seed("alias", "views"))
     x = tensor_spec(adv.strided(storage, (n,), (1,), 0))
-    residual = {**tensor_spec(adv.strided(storage, (n,), (1,), 5)), "storage": "x"}
-    residual["base"] = x["base"]  # one storage, two views of it
+    second = {**tensor_spec(adv.strided(storage, (n,), (1,), 5)), "storage": 0}
+    second["base"] = x["base"]  # one storage, two views of it
     return [
         Call(
             "values",
-            spec,
-            {**spec, "storage": "x", "same": True},
+            (spec, {**spec, "storage": 0, "same": True}),
             note="the same tensor twice",
         ),
-        Call("values", x, residual, note="two overlapping views of one storage"),
+        Call("values", (x, second), note="two overlapping views of one storage"),
     ]
 
 
@@ -426,7 +422,7 @@ def nan_patterns(dtype) -> list[int]:
 
 
 def with_nan_payloads(numel, dtype, seed) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random inputs with non-canonical NaNs in x, in residual and in both,
+    """Random inputs with non-canonical NaNs in input 1, in input 2 and in both,
     spread through the tensor (the tail of a block included)."""
     x = random_values((numel,), dtype, seed)
     r = random_values((numel,), dtype, seed + 1)
@@ -448,7 +444,7 @@ def build_nan_payloads(device):
     asks for a NaN out wherever one comes in (any payload, any sign)."""
     calls = []
     for dtype in (torch.float32, torch.bfloat16):
-        x, r = with_nan_payloads(1031, dtype, _seed("nan-payload", str(dtype)))
+        x, r = with_nan_payloads(1031, dtype, case_seed("nan-payload", str(dtype)))
         calls.append(
             values_call(adv.contiguous(x), adv.contiguous(r), "NaN payloads and signs")
         )
@@ -462,14 +458,17 @@ def build_widened_bf16(device):
     shape = (3, 1367)
     calls = []
     for positive in (True, False):
-        x = random_values(shape, torch.bfloat16, _seed("wide", "x", positive), positive)
-        r = random_values(shape, torch.bfloat16, _seed("wide", "r", positive), positive)
+        x = random_values(
+            shape, torch.bfloat16, case_seed("wide", "x", positive), positive
+        )
+        r = random_values(
+            shape, torch.bfloat16, case_seed("wide", "r", positive), positive
+        )
         note = "all positive" if positive else "mixed signs"
         calls.append(
             Call(
                 "values",
-                fresh(adv.contiguous(x.float())),
-                fresh(adv.contiguous(r.float())),
+                (fresh(adv.contiguous(x.float())), fresh(adv.contiguous(r.float()))),
                 note=f"widened bfloat16, {note}",
             )
         )
@@ -506,7 +505,7 @@ def plan_sizes(sizes, dtype_for):
         for i, n in enumerate(sizes):
             empty = {"kind": "empty", "size": [n], "dtype": str(dtype_for(device))}
             note = "launch plan only" if i == 0 else ""
-            calls.append(Call("plan", empty, dict(empty), note=note))
+            calls.append(Call("plan", (empty, dict(empty)), note=note))
         return calls
 
     return build
@@ -517,7 +516,7 @@ def plan_sizes(sizes, dtype_for):
 # --------------------------------------------------------------------------
 
 
-def _runs(items: list[str]) -> list[tuple[str, int]]:
+def runs(items: list[str]) -> list[tuple[str, int]]:
     runs: list[tuple[str, int]] = []
     for item in items:
         if runs and runs[-1][0] == item:
@@ -527,17 +526,17 @@ def _runs(items: list[str]) -> list[tuple[str, int]]:
     return runs
 
 
-def _shape(size) -> str:
+def shape_text(size) -> str:
     dims = [f"{d:_}" if d >= 100_000 else str(d) for d in size]
     return "(" + ", ".join(dims) + ("," if len(size) == 1 else "") + ")"
 
 
-def _dtype(spec: dict) -> str:
+def dtype_text(spec: dict) -> str:
     dtype = spec["base"].dtype if "base" in spec else spec["dtype"]
     return str(dtype).removeprefix("torch.")
 
 
-def _layout(spec: dict) -> str:
+def layout_text(spec: dict) -> str:
     """ "" for row-major; else how the view sits in its storage."""
     if spec.get("kind") != "strided":
         return ""

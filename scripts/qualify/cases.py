@@ -13,18 +13,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from kernels.residual_add_relu import DESCRIPTOR
-from scripts.qualify.builders import (  # noqa: F401  (Call, BOTH: re-exported)
-    BOTH,
+from scripts.qualify.builders import (
     MID_NUMEL,
     Call,
-    _dtype,
-    _layout,
-    _obj,
-    _runs,
-    _shape,
-    _t,
-    _t_elsewhere,
     bands_missing,
     build_aliased,
     build_broadcast_column,
@@ -45,19 +36,23 @@ from scripts.qualify.builders import (  # noqa: F401  (Call, BOTH: re-exported)
     build_tiny_values,
     build_transposed,
     build_widened_bf16,
+    dtype_text,
     error_build,
+    input_tensor,
+    layout_text,
     mixed_and_positive,
+    object_spec,
     one_pair,
     plan,
     plan_sizes,
-    random_values,
+    runs,
     shape_spellings,
+    shape_text,
     sized,
     special,
+    tensor_elsewhere,
 )
-
-#: Where the benchmark shapes and dtype come from, as the pages name it.
-BENCH_SOURCE = "kernels/residual_add_relu.py"
+from scripts.qualify.task import Task, bench_dtype, bench_shapes, of_family
 
 
 @dataclass
@@ -71,6 +66,7 @@ class Case:
     build: Callable[[str], list[Call]] = field(repr=False)
     numel: int = 0  # elements per input, for the cases that can be large
     launch_plan: Callable[[str], list[Call]] | None = field(default=None, repr=False)
+    args: tuple[str, ...] = ()  # the task's argument names, for the words
 
     @property
     def kind(self) -> str:
@@ -106,33 +102,35 @@ def _described(case: Case) -> str:
     if case.name not in _DESCRIBED:
         plan = case.launch_plan and case.numel > INTERPRETER_MAX_NUMEL
         calls = case.launch_plan("cpu") if plan else case.build("cpu")
-        _DESCRIBED[case.name] = describe(calls)
+        _DESCRIBED[case.name] = describe(calls, case.args)
     return _DESCRIBED[case.name]
 
 
-def describe(calls: list[Call]) -> str:
+def describe(calls: list[Call], names: tuple[str, ...]) -> str:
     """What a case's calls pass, in words: "(257,) float32: all positive;
-    mixed signs", "(64, 37) float32, x column-major, residual column-major"."""
+    mixed signs", "(64, 37) float32, a column-major, b column-major" for
+    arguments `names` a and b."""
     if all(c.mode == "error" for c in calls):
         return "; ".join(c.note for c in calls)
     parts: list[str] = []
     for call in calls:
-        if call.x is None:
+        if not call.args:
             words = call.note or ("the same inputs again" if call.reuse else "")
             parts.append(f"then {words}")
             continue
-        layouts = [_layout(call.x), _layout(call.residual)]
-        head = f"{_shape(call.x['size'])} {_dtype(call.x)}"
-        if layouts[0] == layouts[1] and layouts[0]:
+        layouts = [layout_text(spec) for spec in call.args]
+        first = call.args[0]
+        head = f"{shape_text(first['size'])} {dtype_text(first)}"
+        if len(set(layouts)) == 1 and layouts[0] and len(layouts) == 2:
             head += f", both {layouts[0]}"
         else:
-            for name, layout in zip(BOTH, layouts, strict=True):
+            for name, layout in zip(names, layouts, strict=True):
                 if layout:
                     head += f", {name} {layout}"
         note = f": {call.note}" if call.note else ""
         parts.append(head + note)
     grouped: list[str] = []
-    for part, count in _runs(parts):
+    for part, count in runs(parts):
         grouped.append(f"{part} (x{count})" if count > 1 else part)
     parts = grouped
     text = parts[0]
@@ -142,26 +140,6 @@ def describe(calls: list[Call]) -> str:
     return text
 
 
-def bench_shapes() -> tuple[list[tuple[int, int]], str]:
-    """Three shapes from the kernel's descriptor: the smallest of its
-    ``full`` profile, its ``quick`` shape, and its awkward (non-power-of-
-    two) one. Returns (shapes, the file they come from)."""
-    full = [(s["rows"], s["cols"]) for s in DESCRIPTOR.shapes["full"]]
-    quick = DESCRIPTOR.shapes["quick"][0]
-
-    def awkward(shape):
-        return any(d & (d - 1) for d in shape)
-
-    smallest = min(full, key=lambda s: s[0] * s[1])
-    odd = next((s for s in full if awkward(s)), full[-1])
-    return [smallest, (quick["rows"], quick["cols"]), odd], BENCH_SOURCE
-
-
-def bench_dtype(device: str) -> torch.dtype:
-    name = DESCRIPTOR.dtype_cpu if device == "cpu" else DESCRIPTOR.dtype_cuda
-    return getattr(torch, name)
-
-
 # The interpreter runs one program instance at a time at about 0.5 ms each
 # for 1024 float32 elements: about a second per 2 million elements. Shapes
 # above this bound are checked for their launch only on the CPU.
@@ -169,14 +147,26 @@ INTERPRETER_MAX_NUMEL = 2**21
 PAST_65535_PROGRAMS = 65535 * 1024 + 1
 
 
-def cases() -> list[Case]:
+def cases(task: Task | None = None) -> list[Case]:
+    """The elementwise-binary family's cases, for `task`'s two inputs."""
+    task = task or of_family("elementwise-binary")
+    if task.cases in ("rows", "flat"):
+        from scripts.qualify import rows  # the one-input families
+
+        family = rows.row_cases if task.cases == "rows" else rows.flat_cases
+        return _with_task(family(task), task)
     f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
-    X, R = ("x",), ("residual",)  # noqa: N806
+    X, R = task.args[:1], task.args[1:]  # noqa: N806
+    both = task.args
+    a, b = task.args
 
     def n(dtype) -> str:
         return str(dtype).removeprefix("torch.")
 
-    shapes, _ = bench_shapes()
+    def bench_dtype_of(device: str) -> torch.dtype:
+        return bench_dtype(device, task)
+
+    shapes, _ = bench_shapes(task)
     kernel = [
         Case(
             name="size-1",
@@ -296,7 +286,7 @@ def cases() -> list[Case]:
         Case(
             name="nan-inf-float32",
             group="special values",
-            catches="a ReLU that turns NaN into 0; inf - inf",
+            catches="NaN turned into a number; inf - inf",
             build=special(f32),
         ),
         Case(
@@ -367,7 +357,7 @@ def cases() -> list[Case]:
         Case(
             name="broadcast-x",
             group="layouts",
-            catches="a zero stride handled in residual only (x expanded: a row, "
+            catches=f"a zero stride handled in {b} only ({a} expanded: a row, "
             "or one value over the whole shape)",
             build=build_broadcast_x,
         ),
@@ -381,7 +371,7 @@ def cases() -> list[Case]:
         Case(
             name="aliased-inputs",
             group="layouts",
-            catches="x and residual assumed distinct (one storage read as one "
+            catches=f"{a} and {b} assumed distinct (one storage read as one "
             "tensor, or written through the other)",
             build=build_aliased,
         ),
@@ -406,12 +396,12 @@ def cases() -> list[Case]:
                 name=f"bench-{rows}x{cols}",
                 group="benchmark shapes",
                 catches="shortcuts taken only at the sizes that are timed",
-                build=sized((rows, cols), bench_dtype),
+                build=sized((rows, cols), bench_dtype_of),
                 numel=rows * cols,
-                launch_plan=plan((rows, cols), bench_dtype),
+                launch_plan=plan((rows, cols), bench_dtype_of),
             )
         )
-    kernel += size_band_cases(kernel)
+    kernel += size_band_cases(kernel, bench_dtype_of)
     unsupported = [
         Case(
             name="not-a-tensor",
@@ -421,9 +411,30 @@ def cases() -> list[Case]:
             catches="TypeError naming the argument (a float would broadcast silently)",
             build=error_build(
                 [
-                    (_t((4,)), _obj(2.0), "TypeError", R, "residual=2.0", ()),
-                    (_obj([1.0, 2.0]), _t((2,)), "TypeError", X, "x=[1.0, 2.0]", ()),
-                    (_t((4,)), _obj(3), "TypeError", R, "residual=3", ()),
+                    (
+                        input_tensor((4,)),
+                        object_spec(2.0),
+                        "TypeError",
+                        R,
+                        f"{b}=2.0",
+                        (),
+                    ),
+                    (
+                        object_spec([1.0, 2.0]),
+                        input_tensor((2,)),
+                        "TypeError",
+                        X,
+                        f"{a}=[1.0, 2.0]",
+                        (),
+                    ),
+                    (
+                        input_tensor((4,)),
+                        object_spec(3),
+                        "TypeError",
+                        R,
+                        f"{b}=3",
+                        (),
+                    ),
                 ]
             ),
         ),
@@ -435,10 +446,10 @@ def cases() -> list[Case]:
             build=error_build(
                 [
                     (
-                        _t(a),
-                        _t(b, seed=1),
+                        input_tensor(a),
+                        input_tensor(b, seed=1),
                         "ValueError",
-                        BOTH,
+                        both,
                         f"{a} + {b}",
                         shape_spellings(a, b),
                     )
@@ -458,10 +469,10 @@ def cases() -> list[Case]:
             build=error_build(
                 [
                     (
-                        _t((8,), a),
-                        _t((8,), b),
+                        input_tensor((8,), a),
+                        input_tensor((8,), b),
                         "TypeError",
-                        BOTH,
+                        both,
                         f"{n(a)} + {n(b)}",
                         (n(a), n(b)),
                     )
@@ -476,10 +487,10 @@ def cases() -> list[Case]:
             build=error_build(
                 [
                     (
-                        _t((8,), dtype),
-                        _t((8,), dtype),
+                        input_tensor((8,), dtype),
+                        input_tensor((8,), dtype),
                         "TypeError",
-                        BOTH,
+                        both,
                         n(dtype),
                         (n(dtype),),
                     )
@@ -502,18 +513,26 @@ def cases() -> list[Case]:
             build=error_build(
                 [
                     (
-                        _t((8,)),
-                        _t_elsewhere((8,)),
+                        input_tensor((8,)),
+                        tensor_elsewhere((8,)),
                         "ValueError",
-                        BOTH,
-                        "residual on another device",
+                        both,
+                        f"{b} on another device",
                         ("meta", "cpu"),
                     ),
                 ]
             ),
         ),
     ]
-    return kernel + unsupported
+    return _with_task(kernel + unsupported, task)
+
+
+def _with_task(every: list[Case], task: Task) -> list[Case]:
+    """The family's cases with the task's argument names and words."""
+    for case in every:
+        case.args = task.args
+        case.catches = task.catches.get(case.name, case.catches)
+    return every
 
 
 #: Sizes interpreted on every CPU run, the corpus's included (2**18).
@@ -526,14 +545,14 @@ def case_sizes(case: Case) -> list[int]:
     if case.name not in _SIZES:
         plan = case.launch_plan and case.numel > INTERPRETER_MAX_NUMEL
         calls = case.launch_plan("cpu") if plan else case.build("cpu")
-        _SIZES[case.name] = [math.prod(c.x["size"]) for c in calls if c.x]
+        _SIZES[case.name] = [math.prod(c.args[0]["size"]) for c in calls if c.args]
     return _SIZES[case.name]
 
 
 _SIZES: dict[str, list[int]] = {}
 
 
-def size_band_cases(others: list[Case]) -> list[Case]:
+def size_band_cases(others: list[Case], bench_dtype_of) -> list[Case]:
     """One size in every power-of-two band up to the largest case that no
     other case reaches: a dispatch on size classes is wrong somewhere a case
     goes. Bands up to BAND_VALUES_MAX get their values checked on every run;
@@ -559,17 +578,17 @@ def size_band_cases(others: list[Case]) -> list[Case]:
                 group="sizes",
                 catches="a size class launched wrong above the interpreter's "
                 "reach (values on a GPU only)",
-                build=build_sizes(large, bench_dtype, "bands-large"),
+                build=build_sizes(large, bench_dtype_of, "bands-large"),
                 numel=max(large),
-                launch_plan=plan_sizes(large, bench_dtype),
+                launch_plan=plan_sizes(large, bench_dtype_of),
             )
         )
     return bands
 
 
-def kernel_cases() -> list[Case]:
-    return [c for c in cases() if c.kind == "kernel"]
+def kernel_cases(task: Task | None = None) -> list[Case]:
+    return [c for c in cases(task) if c.kind == "kernel"]
 
 
-def unsupported_cases() -> list[Case]:
-    return [c for c in cases() if c.kind == "unsupported"]
+def unsupported_cases(task: Task | None = None) -> list[Case]:
+    return [c for c in cases(task) if c.kind == "unsupported"]

@@ -1,10 +1,11 @@
-"""The evaluator's contract as data: its checks, the interpreter divergences
-it knows, what no black-box run can show, and ``contract()``, the plain
-record every verdict carries (used by ``scripts/qualify/evaluator.py``; the
-pages read the committed copy, never this module).
+"""The evaluator's contract as data: the exit codes and limits, the
+interpreter divergences it knows, what no black-box run can show, and
+``contract(task)``, the plain record every verdict carries (used by
+``scripts/qualify/evaluator.py``; the pages read the committed copy, never
+this module). The checks are ``scripts/qualify/checks.py``'s registry.
 
-The kernel's own facts (its reference, goals and shapes) come from its
-descriptor, ``kernels/residual_add_relu.py:DESCRIPTOR``, serialised by the
+The kernel's own facts (its reference, goals and shapes) come from the
+task's descriptor (``scripts/qualify/task.py``), serialised by the
 descriptor itself, so nothing here retypes them.
 """
 
@@ -13,15 +14,11 @@ from __future__ import annotations
 import re
 
 from kernels.launches import GRID_LIMITS
-from kernels.residual_add_relu import DESCRIPTOR
-from scripts.qualify import interpreter_rounding, review, sandbox, worker
-from scripts.qualify.cases import (
-    INTERPRETER_MAX_NUMEL,
-    bench_dtype,
-    bench_shapes,
-    cases,
-)
+from scripts.qualify import interpreter_rounding, review, sandbox
+from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, cases
+from scripts.qualify.checks import CHECKS
 from scripts.qualify.gate import gate_rules
+from scripts.qualify.task import Task, bench_dtype, bench_shapes, of_family
 
 EXIT_QUALIFIED, EXIT_REJECTED, EXIT_HARNESS, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 #: The evaluator itself failed (a bug, never the candidate's doing): one
@@ -35,10 +32,6 @@ EXIT_CODES = {
     "internal-error": EXIT_INTERNAL,
 }
 SCHEMA_VERSION = 3
-FUNCTION = worker.CANDIDATE_FUNCTION
-DESCRIPTOR_FILE = f"kernels/{DESCRIPTOR.name}.py"
-#: The answer, computed by the parent on pristine CPU copies.
-reference = DESCRIPTOR.reference
 
 DEFAULT_TIMEOUT_S = {"cpu": 30.0, "cuda": 180.0}  # per case, and the import
 DEFAULT_DEADLINE_S = {"cpu": 300.0, "cuda": 1200.0}  # the whole run
@@ -46,50 +39,6 @@ DEFAULT_DEADLINE_S = {"cpu": 300.0, "cuda": 1200.0}  # the whole run
 #: reserves far more address space than it uses.
 DEFAULT_MEMORY_BYTES = {"cpu": sandbox.MEMORY_BYTES_DEFAULT, "cuda": None}
 MAX_TIMEOUT_S = 3600.0
-
-#: Checks, in the order a case applies them (the first failure is reported).
-CHECKS = {
-    "source-gate": "the source uses only what a kernel module needs (the "
-    "static gate's allow-list, checked before any of it runs), unless a "
-    "reviewer who read it passed its sha256 with --reviewed",
-    "completes": "the call returns: no exception, crash or hang on a supported "
-    "input, within the per-case timeout and the overall deadline",
-    "records-well-formed": "every file the sandboxed process writes back is "
-    "in its strict format and agrees with the others",
-    "grid-limits": "every launch's grid is one a GPU accepts (x up to "
-    "2**31 - 1 programs, y and z up to 65535)",
-    "launches-kernel": "every call on a non-empty input launches a Triton "
-    "kernel defined in the candidate's file, with the output's storage among "
-    "its arguments",
-    "compiles-for-gpu": "every kernel the candidate launches compiles for "
-    "sm_90a ahead of time (on the CPU run)",
-    "output-type": "the result is a plain torch.Tensor of the inputs' shape, "
-    "dtype and device",
-    "output-fresh": "the result shares no memory with an input or with an "
-    "earlier result",
-    "output-compact": "the result's storage holds its elements and nothing "
-    "more: numel x itemsize bytes, from offset 0 (no padded or hidden buffer "
-    "behind it)",
-    "state-unchanged": "the call leaves the process as it found it: the same "
-    "number of open files and threads, autograd's mode, the RNG's state",
-    "inputs-unchanged": "both inputs' storages are bit-for-bit what they were "
-    "before the call, and no in-place write touched them (even one undone)",
-    "values": "every element whose reference is a number matches it within "
-    "the dtype's tolerance",
-    "nan-mask": "every element whose reference is NaN is NaN (of any "
-    "payload and sign: the contract promises a NaN, not its bits)",
-    "rounding": "every bfloat16 result is the float32 sum rounded to nearest "
-    "even, bit for bit, where the values check allows the interpreter one ulp",
-    "deterministic": "a second call on the same inputs gives the same bits",
-    "unchanged-after-return": "after the last case, every earlier result and "
-    "every input still holds the bits it held when its call returned",
-    "error-type": "an unsupported input raises the contract's exception type",
-    "error-message": "the exception's message names the offending argument "
-    "(not only through the function's signature) and shows the wrong dtype, "
-    "shape or device where that is what is wrong",
-    "validates-first": "no kernel is launched before the error is raised",
-}
-CHECK_ORDER = list(CHECKS)
 
 #: Known places where the Triton interpreter computes something the compiled
 #: kernel does not. A CPU run whose every failure one of these explains is
@@ -151,11 +100,14 @@ CANNOT_ESTABLISH = [
 ]
 
 
-def contract() -> dict:
-    """What this evaluator checks, as plain data. Every verdict carries it,
-    so the pages read it from the committed files and never import this
-    module (a test checks the committed copy against this function)."""
-    shapes, source = bench_shapes()
+def contract(task: Task | None = None) -> dict:
+    """What this evaluator checks for `task`, as plain data. Every verdict
+    carries it, so the pages read it from the committed files and never
+    import this module (a test checks the committed copy against this
+    function)."""
+    task = task or of_family("elementwise-binary")
+    descriptor = task.descriptor_object
+    shapes, source = bench_shapes(task)
     case_list = [
         {
             "number": number,
@@ -166,27 +118,27 @@ def contract() -> dict:
             "catches": case.catches,
             "mode": {"cpu": case.mode_on("cpu"), "cuda": case.mode_on("cuda")},
         }
-        for number, case in enumerate(cases(), start=1)
+        for number, case in enumerate(cases(task), start=1)
     ]
     return {
-        "function": FUNCTION,
-        "kernel_file": DESCRIPTOR_FILE,
+        "function": task.function,
+        "kernel_file": task.kernel_file,
         "exit_codes": dict(EXIT_CODES),
-        "checks": [{"name": n, "passes_when": t} for n, t in CHECKS.items()],
+        "checks": [c.to_dict(task.only_catches.get(c.name)) for c in CHECKS],
         "cases": case_list,
         "interpreter_max_numel": INTERPRETER_MAX_NUMEL,
         "grid_limits": list(GRID_LIMITS),
         "bench_shapes": [list(s) for s in shapes],
         "bench_shapes_source": source,
         "bench_dtype": {
-            d: str(bench_dtype(d)).removeprefix("torch.") for d in ("cpu", "cuda")
+            d: str(bench_dtype(d, task)).removeprefix("torch.") for d in ("cpu", "cuda")
         },
         # The kernel's own figures the decision memo weighs the verdict with.
         "compare_shapes": {
-            d: [DESCRIPTOR.shape_text(s) for s in DESCRIPTOR.shapes_for("compare", d)]
+            d: [descriptor.shape_text(s) for s in descriptor.shapes_for("compare", d)]
             for d in ("cpu", "cuda")
         },
-        "max_speedup": dict(DESCRIPTOR.max_speedup),
+        "max_speedup": dict(descriptor.max_speedup),
         "divergences": {
             name: {"triton": d["triton"], "detail": d["detail"]}
             for name, d in DIVERGENCES.items()
@@ -201,5 +153,5 @@ def contract() -> dict:
         "gate_rules": gate_rules(),
         "cannot_establish": list(CANNOT_ESTABLISH),
         # The descriptor's own serialisation (the one results/kernels.json has).
-        "goals": DESCRIPTOR.catalog_entry()["goals"],
+        "goals": descriptor.catalog_entry()["goals"],
     }

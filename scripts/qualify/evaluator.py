@@ -1,15 +1,16 @@
-"""Qualify a candidate ``residual_add_relu(x, residual)`` against its contract,
-treating the candidate as hostile.
+"""Qualify a candidate file against a task's contract, treating the
+candidate as hostile.
 
 Usage (from the repository root)::
 
-    python -m scripts.qualify PATH [--device cpu|cuda] [--json OUT] [--all]
+    python -m scripts.qualify PATH [--task NAME] [--device cpu|cuda]
+                              [--json OUT] [--all]
                               [--timeout SECONDS] [--deadline SECONDS]
                               [--memory GIB] [--seed N] [--reviewed SHA256]
 
-PATH is any Python file that defines ``residual_add_relu(x, residual)`` with
-the contract of ``kernels/residual_add_relu.py`` (see the Kernel Correctness
-Contracts page). The evaluator
+PATH is any Python file that defines the task's function with the contract
+of the task's kernel (``scripts/qualify/task.py``; see the Kernel
+Correctness Contracts page). The evaluator
 
 1. reads the source as bytes, shows it (control characters escaped) with its
    sha256 before running any of it, and lists constructs a reviewer should
@@ -36,8 +37,9 @@ Contracts page). The evaluator
 Exit codes: 0 qualified; 1 rejected (the first failing check and case are
 named; ``--all`` runs every case and lists every failure; a refusal by the
 static gate is a rejection by ``source-gate``); 2 harness error (no such
-file, not UTF-8, a syntax error, no function ``residual_add_relu``, bad
-arguments, an address-space limit too low to run); 3 inconclusive here
+file, not UTF-8, a syntax error, no function of the task, bad
+arguments, an address-space limit too low to run, a worker that fails
+before the candidate runs: its whole message); 3 inconclusive here
 (every failure is one a known interpreter divergence explains: the verdict
 names it; run on a GPU to decide); 4 internal error of the evaluator (one
 line on stderr, never a traceback).
@@ -71,27 +73,15 @@ from evidence import display_path, sha256_bytes
 from evidence import write as write_result
 from evidence.provenance import git_identity, software_info
 from scripts.qualify import compile_check, gate, records, review, sandbox, shared_inputs
-from scripts.qualify.builders import seeded
-from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Call, Case, cases
-from scripts.qualify.contract import (  # noqa: F401  (the evaluator's names)
-    BLACK_BOX_LIMITS,
-    CANNOT_ESTABLISH,
-    CHECK_ORDER,
-    CHECKS,
+from scripts.qualify import task as tasks
+from scripts.qualify.builders import Call, seeded
+from scripts.qualify.cases import INTERPRETER_MAX_NUMEL, Case, cases
+from scripts.qualify.contract import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MEMORY_BYTES,
     DEFAULT_TIMEOUT_S,
-    DESCRIPTOR_FILE,
-    DIVERGENCES,
-    EXIT_CODES,
     EXIT_HARNESS,
-    EXIT_INCONCLUSIVE,
-    EXIT_INTERNAL,
-    EXIT_QUALIFIED,
-    EXIT_REJECTED,
-    FUNCTION,
     MAX_TIMEOUT_S,
-    SCHEMA_VERSION,
     contract,
 )
 from scripts.qualify.gate import HarnessError, read_source, static_check
@@ -104,14 +94,9 @@ from scripts.qualify.judge import (
     judge_end_of_run,
 )
 from scripts.qualify.records import RecordError
-from scripts.qualify.sandbox import ForkServer, SandboxGone  # noqa: F401
-from scripts.qualify.verdict import (  # noqa: F401  (the evaluator's names)
-    Verdict,
-    case_line,
-    explained_by_divergence,
-    review_lines,
-    verdict_line,
-)
+from scripts.qualify.sandbox import ForkServer, SandboxGone
+from scripts.qualify.task import Task
+from scripts.qualify.verdict import Verdict, case_line, review_lines, verdict_line
 
 MIN_MEMORY_BYTES = 2 << 30  # torch and Triton map about 1 GiB
 
@@ -138,12 +123,14 @@ def run_cases(
     report,
     max_numel: int,
     seed: int | None = None,
+    task: Task | None = None,
 ) -> tuple[list[CaseResult], float | None]:
     """Run the candidate on every case in the sandbox and judge each case here
     as its files arrive; `report(case_result)` sees each one. Without
     `collect_all`, the child is stopped at the first failing case. Returns
     the results and the child's CPU seconds (None if it was cut short)."""
     interpreter = device == "cpu"
+    task = task or tasks.of_family("elementwise-binary")
     try:
         with seeded(seed):
             built = [case.calls(device, max_numel) for case in selected]
@@ -172,15 +159,22 @@ def run_cases(
     exit_code = None
     cpu_s = None
     try:
-        inputs_fd = _write_inputs(work, source, selected, built)
+        inputs_fd = _write_inputs(work, source, selected, built, task)
         try:
             server.start(work, device, limits.memory_bytes, inputs_fd)
+        except SandboxGone as exc:
+            raise HarnessError(
+                f"the evaluator's fork server ({server.method}) {exc} before "
+                "the candidate started; its own error output is above"
+            ) from exc
         finally:
             os.close(inputs_fd)
         stage_since = time.monotonic()
         while True:
             if exit_code is None:
                 exit_code = server.exit_code(timeout=0.01)
+                if exit_code is not None and (fault := server.setup_fault(exit_code)):
+                    raise HarnessError(fault)
             words = records.read_progress(work / "progress")
             ended = [int(w.split()[1]) for w in words if w.startswith("end ")]
             if ended != list(range(len(ended))) or len(ended) > len(selected):
@@ -194,7 +188,13 @@ def run_cases(
                     work / f"case-{index}.safetensors", bundle_limit(built[index])
                 )
                 item = judge_case(
-                    index, selected[index], built[index], claim, tensors, interpreter
+                    index,
+                    selected[index],
+                    built[index],
+                    claim,
+                    tensors,
+                    interpreter,
+                    task,
                 )
                 judged.append(item)
                 finish(item.result)
@@ -214,11 +214,12 @@ def run_cases(
                     break
                 in_case = any(w.startswith("start ") for w in words)
                 if in_case and (
-                    written := shared_inputs.input_written(work, exit_code)
+                    written := shared_inputs.input_written(work, exit_code, task.args)
                 ):
                     fail_current("inputs-unchanged", written)
                     break
-                fail_current("completes", _early_end(status, exit_code, work, in_case))
+                early = _early_end(status, exit_code, work, in_case, task.function)
+                fail_current("completes", early)
                 break
             now = time.monotonic()
             if now - started > limits.deadline_s:
@@ -255,10 +256,12 @@ def run_cases(
     return results, cpu_s
 
 
-def _write_inputs(work: Path, source: bytes, selected, built) -> int:
+def _write_inputs(work: Path, source: bytes, selected, built, task: Task) -> int:
     """Write the job's files; return the sealed memfd of its inputs (the
     caller closes it)."""
     plan = {
+        "function": task.function,
+        "args": list(task.args),
         "cases": [
             {
                 "name": case.name,
@@ -268,7 +271,7 @@ def _write_inputs(work: Path, source: bytes, selected, built) -> int:
                 ],
             }
             for case, calls in zip(selected, built, strict=True)
-        ]
+        ],
     }
     (work / "candidate.py").write_bytes(source)
     (work / "plan.json").write_text(json.dumps(plan))
@@ -282,16 +285,15 @@ def _write_inputs(work: Path, source: bytes, selected, built) -> int:
 
 def bundle_limit(calls: list[Call]) -> int:
     """The most bytes a bundle for these calls can hold: each values call's
-    output and both input storages, and a header."""
+    output and every input storage, and a header."""
     total = records.MAX_HEADER_BYTES + 8
-    bases, out = (0, 0), 0
+    bases, out = (0,), 0
     for call in calls:
         if call.mode != "values":
             continue
-        if call.x is not None:
+        if call.args:
             bases = tuple(
-                s["base"].numel() * s["base"].element_size()
-                for s in (call.x, call.residual)
+                s["base"].numel() * s["base"].element_size() for s in call.args
             )
             out = _out_nbytes(call)
         total += out + sum(bases)
@@ -299,10 +301,10 @@ def bundle_limit(calls: list[Call]) -> int:
 
 
 def _out_nbytes(call: Call) -> int:
-    if call.x is None or call.x.get("kind") != "strided":
+    if not call.args or call.args[0].get("kind") != "strided":
         return 0
-    itemsize = call.x["base"].element_size()
-    return math.prod(call.x["size"]) * itemsize
+    first = call.args[0]
+    return math.prod(first["size"]) * first["base"].element_size()
 
 
 def _status(work: Path) -> dict:
@@ -312,14 +314,16 @@ def _status(work: Path) -> dict:
         return {}
 
 
-def _early_end(status: dict, exit_code: int, work: Path, in_case: bool) -> str:
+def _early_end(
+    status: dict, exit_code: int, work: Path, in_case: bool, function: str
+) -> str:
     if status.get("stage") == "import":
         return (
             f"importing the candidate raised {clip(status['type'], 60)}: "
             f"{clip(status['message'])}"
         )
     if status.get("stage") == "function":
-        return f"after the import, {FUNCTION} is not a function"
+        return f"after the import, {function} is not a function"
     where = "during this case" if in_case else "while importing the candidate"
     if exit_code < 0:
         try:
@@ -332,8 +336,10 @@ def _early_end(status: dict, exit_code: int, work: Path, in_case: bool) -> str:
     else:
         how = f"exited with code {exit_code}"
     detail = f"the candidate's process {how} {where}"
-    if stderr := _tail(work / "stderr.txt"):
-        detail += f"; its last output: {clip(stderr, 300)}"
+    if stderr := _tail(work / "stderr.txt"):  # its end: where the message is
+        shown = clip(stderr, 1 << 16)
+        shown = "…" + shown[-299:] if len(shown) > 300 else shown
+        detail += f"; its last output: {shown}"
     return detail
 
 
@@ -423,13 +429,15 @@ def qualify(
     max_numel: int = INTERPRETER_MAX_NUMEL,
     seed: int | None = None,
     reviewed: str | None = None,
+    task: str | None = None,
 ) -> dict:
     """Qualify one candidate file; returns the verdict as a dict (the same
     one --json writes). Prints to `out` (None: silent). On the CPU, cases
     with more than `max_numel` elements per input get their launch checked
     and not their values. `seed` (default: fresh) draws the inputs and the
     case order; `reviewed` is the sha256 of the source a reviewer has read,
-    the only way past the static gate."""
+    the only way past the static gate; `task` names the task (default: the
+    one whose function the file defines, scripts/qualify/task.py)."""
     path = Path(path)
     seed = secrets.randbits(32) if seed is None else seed
     say = (lambda *a: print(*a, file=out, flush=True)) if out else (lambda *a: None)
@@ -444,7 +452,7 @@ def qualify(
         seed=seed,
         git=git_identity(),
     )
-    options = Options(collect_all, max_numel, show_source, seed, reviewed)
+    options = Options(collect_all, max_numel, show_source, seed, reviewed, task)
     try:
         limits = (timeout_s, deadline_s, memory_bytes)
         results, child_cpu_s, text = _run(path, device, verdict, say, options, limits)
@@ -481,6 +489,7 @@ class Options:
     show_source: bool
     seed: int
     reviewed: str | None
+    task: str | None = None
 
 
 class Refused(Exception):
@@ -521,7 +530,10 @@ def _run(path, device, verdict, say, options: Options, limits):
         for number, line in enumerate(lines, start=1):
             say(f"  {number:4d} | {review.escape(line)}")
     source, text = read_source(path)
-    static_check(path, text)
+    tree = gate.parse(path, text)
+    task = tasks.find(options.task) if options.task else tasks.for_source(text)
+    static_check(path, tree, task.function, task.signature)
+    verdict.contract = contract(task)
     verdict.review = review.suspicious(text)
     refused = gate.refusals(text)
     overridden = bool(refused) and options.reviewed == verdict.sha256
@@ -531,7 +543,7 @@ def _run(path, device, verdict, say, options: Options, limits):
     for item in refused:
         say(f"gate overridden by review: {gate.refusal_text(item)}")
     verdict.isolation = sandbox.isolation(device)
-    selected = cases()
+    selected = cases(task)
     random.Random(options.seed).shuffle(selected)  # an order no one can plan for
     n_kernel = sum(c.kind == "kernel" for c in selected)
     backend = (
@@ -564,6 +576,7 @@ def _run(path, device, verdict, say, options: Options, limits):
         report=report,
         max_numel=options.max_numel,
         seed=options.seed,
+        task=task,
     )
     return results, child_cpu_s, text
 

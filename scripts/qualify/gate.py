@@ -11,7 +11,6 @@ from pathlib import Path
 
 from evidence import display_path
 from scripts.qualify import review
-from scripts.qualify.worker import CANDIDATE_FUNCTION as FUNCTION
 
 
 class HarnessError(Exception):
@@ -30,10 +29,10 @@ def read_source(path: Path) -> tuple[bytes, str]:
         ) from None
 
 
-def static_check(path: Path, text: str) -> None:
-    """Harness errors found without running the candidate."""
+def parse(path: Path, text: str) -> ast.Module:
+    """The source's syntax tree; a harness error if it has none."""
     try:
-        tree = ast.parse(text, filename=str(path))
+        return ast.parse(text, filename=str(path))
     except SyntaxError as exc:
         raise HarnessError(
             f"{display_path(path)}: syntax error on line {exc.lineno}: "
@@ -41,21 +40,24 @@ def static_check(path: Path, text: str) -> None:
         ) from exc
     except ValueError as exc:  # null bytes
         raise HarnessError(f"{display_path(path)}: {exc}") from exc
+
+
+def static_check(path: Path, tree: ast.Module, function: str, signature: str) -> None:
+    """A harness error unless the module binds `function` (found without
+    running the candidate)."""
     for node in _module_level(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.name == FUNCTION:
+            if node.name == function:
                 return
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            named = any(isinstance(t, ast.Name) and t.id == FUNCTION for t in targets)
+            named = any(isinstance(t, ast.Name) and t.id == function for t in targets)
             if named and not isinstance(node.value, ast.Constant):
                 return
         elif isinstance(node, ast.ImportFrom | ast.Import):
-            if any((a.asname or a.name.split(".")[-1]) == FUNCTION for a in node.names):
+            if any((a.asname or a.name.split(".")[-1]) == function for a in node.names):
                 return
-    raise HarnessError(
-        f"{display_path(path)} defines no function {FUNCTION}(x, residual)"
-    )
+    raise HarnessError(f"{display_path(path)} defines no function {signature}")
 
 
 def _module_level(tree: ast.Module):

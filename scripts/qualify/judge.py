@@ -8,8 +8,8 @@ elements a sentinel fill shows were never written, count input elements that
 changed, say whether two storages overlap, and name a wrong dtype or shape.
 Each returns a problem as one sentence, or None.
 
-The second part judges the calls and cases of ``residual_add_relu`` with
-them, checks in the order of ``contract.CHECK_ORDER``.
+The second part judges the calls and cases of a task with them, checks in
+the order of ``checks.CHECK_ORDER``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 import torch
 
 from scripts.qualify import review
-from scripts.qualify.cases import BOTH, Call, Case
-from scripts.qualify.contract import CHECK_ORDER, reference
+from scripts.qualify.builders import Call
+from scripts.qualify.cases import Case
+from scripts.qualify.checks import CHECK_ORDER
 from scripts.qualify.records import RecordError
 from snippets.kernel_correctness_contracts.contract import (
     allowed_ulps,
@@ -142,12 +143,15 @@ def pristine_for(calls: list[Call]) -> list[Pristine | None]:
                 view.copy_(values)
             result.append(Pristine(bases, views))
         else:
-            bases = [call.x["base"].clone()]
-            shared = call.residual.get("storage") == "x"  # aliased inputs
-            bases.append(bases[0] if shared else call.residual["base"].clone())
+            bases = []
+            for spec in call.args:  # an index: a view of that input's storage
+                shared = spec.get("storage")
+                bases.append(
+                    bases[shared] if shared is not None else spec["base"].clone()
+                )
             views = [
                 base.as_strided(spec["size"], spec["stride"], spec["offset"])
-                for base, spec in zip(bases, (call.x, call.residual), strict=True)
+                for base, spec in zip(bases, call.args, strict=True)
             ]
             result.append(Pristine(bases, views))
     return result
@@ -156,7 +160,7 @@ def pristine_for(calls: list[Call]) -> list[Pristine | None]:
 def expected_meta(call: Call, pristine: Pristine | None) -> tuple[list, str]:
     if pristine is not None:
         return list(pristine.views[0].shape), str(pristine.views[0].dtype)
-    return list(call.x["size"]), call.x["dtype"]
+    return list(call.args[0]["size"]), call.args[0]["dtype"]
 
 
 # --------------------------------------------------------------------------
@@ -250,6 +254,32 @@ def rounding_problem(values: torch.Tensor, expected: torch.Tensor) -> str | None
     return "not rounded to nearest even: " + problem.replace(" by more than 0 ulp", "")
 
 
+def bound_problem(values, views, descriptor) -> tuple[str | None, torch.Tensor]:
+    """(where the output leaves the descriptor's error bound around the
+    float64 truth, in one sentence or None; the truth). NaN in the truth is
+    the nan-mask check's."""
+    inputs64 = tuple(v.to(torch.float64) for v in views)
+    truth = descriptor.reference(*inputs64)
+    cols = views[0].shape[-1] if views[0].dim() else 1
+    shape = {"rows": max(1, views[0].numel() // max(cols, 1)), "cols": cols}
+    bound = descriptor.error_bound(inputs64, truth, views[0].dtype, shape)
+    # Below the normal range precision is absolute, not relative (gradual
+    # underflow): four steps of the output dtype's subnormal spacing.
+    info = torch.finfo(values.dtype)
+    bound = bound + 4 * info.smallest_normal * info.eps
+    error = (values.to(torch.float64) - truth).abs()
+    exact = values.to(torch.float64) == truth  # infinities included
+    wrong = ~truth.isnan() & ~exact & ~(error <= bound)
+    if not wrong.any():
+        return None, truth
+    first = tuple(int(i) for i in wrong.nonzero()[0])
+    return (
+        f"{int(wrong.sum())} of {truth.numel()} elements outside the error "
+        f"bound; first at index {first}: expected {truth[first].item():.6g}, "
+        f"got {values[first].double().item():.6g}"
+    ), truth
+
+
 def judge_kernel_call(
     call: Call,
     number: int,
@@ -258,10 +288,13 @@ def judge_kernel_call(
     pristine: Pristine | None,
     previous: torch.Tensor | None,
     interpreter: bool,
+    task=None,
 ) -> tuple[list[tuple[str, str]], int, torch.Tensor | None]:
     """(failures as (check, detail), checks evaluated, the output's bytes or
     None) for a supported input. Raises RecordError for a child file that
     contradicts itself."""
+    task = task or _family_task()
+    names = task.args
     tally = Tally()
     launches = claim["launches"]
     violations = [r["violation"] for r in launches if r["violation"]]
@@ -275,6 +308,9 @@ def judge_kernel_call(
         return tally.failures, tally.evaluated, None
     tally.check("grid-limits", violations and violations[0])
     shape, dtype = expected_meta(call, pristine)
+    if task.output == "reference" and pristine is not None:
+        meta = task.descriptor_object.reference(*pristine.views)
+        shape, dtype = list(meta.shape), str(meta.dtype)
     out = claim["output"]
     if out is None:
         raise RecordError("case.json", f"call {number} has neither output nor error")
@@ -326,22 +362,30 @@ def judge_kernel_call(
     if call.mode != "values":
         return tally.failures, tally.evaluated, None
     changed = []
-    for name, before in zip(BOTH, pristine.bases, strict=True):
+    for name, before in zip(names, pristine.bases, strict=True):
         after = tensor_named(tensors, f"c{number}.{name}", CASE_FILE)
         if after.dtype != before.dtype or after.shape != before.shape:
             raise RecordError(CASE_FILE, f"call {number}: {name}'s storage resized")
         if (count := mutated(before, after)) > 0:
             changed.append(f"{name}: {count} elements of its storage")
     for name in claim["inputs_written"]:
-        if name in BOTH and not any(c.startswith(name + ":") for c in changed):
+        if name in names and not any(c.startswith(name + ":") for c in changed):
             changed.append(f"{name}: in place, restored before returning")
     tally.check(
         "inputs-unchanged", changed and "the call wrote to " + "; ".join(changed)
     )
-    expected = reference(*pristine.views)
-    ulps = allowed_ulps(expected.dtype, interpreter)
-    tally.check("values", value_mismatch(values, expected, ulps))
-    tally.check("nan-mask", nan_mismatch(values, expected))
+    if task.tolerance == "bound":
+        problem, expected = bound_problem(
+            values, pristine.views, task.descriptor_object
+        )
+        tally.check("values", problem)
+        tally.check("nan-mask", nan_mismatch(values, expected))
+        ulps = 0
+    else:
+        expected = task.descriptor_object.reference(*pristine.views)
+        ulps = allowed_ulps(expected.dtype, interpreter)
+        tally.check("values", value_mismatch(values, expected, ulps))
+        tally.check("nan-mask", nan_mismatch(values, expected))
     if ulps > 0:  # the tolerance allows what an exact comparison decides
         tally.check("rounding", rounding_problem(values, expected))
     if call.reuse == "same" and previous is not None:
@@ -355,15 +399,23 @@ def judge_kernel_call(
     return tally.failures, tally.evaluated, values
 
 
-#: "residual_add_relu(x, residual)": naming both through the signature
-#: names neither.
-SIGNATURE = re.compile(r"\w*\(\s*x\s*,\s*residual\s*\)")
+def _family_task():
+    from scripts.qualify.task import of_family
+
+    return of_family("elementwise-binary")
 
 
-def message_problem(message: str, call: Call) -> str | None:
+def signature_pattern(args: tuple[str, ...]) -> re.Pattern:
+    """ "f(a, b)": naming the arguments through the signature names none."""
+    inside = r"\s*,\s*".join(re.escape(a) for a in args)
+    return re.compile(rf"\w*\(\s*{inside}\s*\)")
+
+
+def message_problem(message: str, call: Call, args=None) -> str | None:
     """The message names the offending argument (not through the function's
     signature) and shows the value that is wrong."""
-    plain = SIGNATURE.sub(" ", message)
+    args = args or _family_task().args
+    plain = signature_pattern(args).sub(" ", message)
     if not names_argument(plain, call.expect_names):
         return "does not name " + " or ".join(call.expect_names)
     if call.expect_values and not any(v in plain for v in call.expect_values):
@@ -371,7 +423,9 @@ def message_problem(message: str, call: Call) -> str | None:
     return None
 
 
-def judge_error_call(call: Call, claim: dict) -> tuple[list[tuple[str, str]], int]:
+def judge_error_call(
+    call: Call, claim: dict, args=None
+) -> tuple[list[tuple[str, str]], int]:
     """(failures, checks evaluated) for an input the contract refuses."""
     raised = claim["raised"]
     if raised is None:
@@ -387,7 +441,7 @@ def judge_error_call(call: Call, claim: dict) -> tuple[list[tuple[str, str]], in
         )
         return [("error-type", detail)], 1
     failures = []
-    if problem := message_problem(raised["message"], call):
+    if problem := message_problem(raised["message"], call, args):
         failures.append(
             (
                 "error-message",
@@ -455,7 +509,9 @@ def judge_case(
     claim: dict,
     tensors: dict,
     interpreter: bool,
+    task=None,
 ) -> Judged:
+    task = task or _family_task()
     pristine = pristine_for(calls)
     if claim["name"] != case.name or len(claim["calls"]) != len(calls):
         raise RecordError(f"case-{index}.json", "names another case or call count")
@@ -467,11 +523,18 @@ def judge_case(
         zip(calls, claim["calls"], pristine, strict=True), start=1
     ):
         if call.mode == "error":
-            found, evaluated = judge_error_call(call, rec)
+            found, evaluated = judge_error_call(call, rec, task.args)
             values = None
         else:
             found, evaluated, values = judge_kernel_call(
-                call, number, rec, tensors, pure, previous, interpreter
+                call,
+                number,
+                rec,
+                tensors,
+                pure,
+                previous,
+                interpreter,
+                task,
             )
         if call.reuse is None:
             chain += 1
@@ -479,7 +542,7 @@ def judge_case(
             if values is not None:
                 judged.outputs[f"k{index}.c{number}.out"] = values
                 judged.where[f"k{index}.c{number}.out"] = number
-            for name, base in zip(BOTH, pure.bases, strict=True):
+            for name, base in zip(task.args, pure.bases, strict=True):
                 # The bytes the storage held when the call returned (a write
                 # during the call is the inputs check's, not counted twice).
                 at_return = tensors.get(f"c{number}.{name}", base)

@@ -6,12 +6,13 @@ Usage (from the repository root)::
     python -m scripts.qualify.refresh corpus
 
 ``verdicts`` writes ``results/qualify/<name>.<device>.json`` for the
-project's kernel, the two teaching examples and the interview candidate;
+course's kernel of the task, the two teaching examples and the interview
+candidate;
 ``corpus`` writes ``results/qualify/corpus.cpu.json``: every known-broken and
 known-good candidate, what it must do, what the evaluator did, and the kill
 matrix. Both are kind "verdict" of ``evidence``. The comparison of
-eager, ``torch.compile`` and the custom kernel is a benchmark result:
-``python -m scripts.bench --profile compare residual_add_relu``.
+eager, ``torch.compile`` and the custom kernel is a benchmark result
+(``python -m scripts.bench --profile compare NAME``).
 
 The pages read only these files (``scripts/site/qualify_pages.py``); tests
 check that they still match what the evaluator produces.
@@ -29,15 +30,19 @@ from evidence import ROOT, sha256_bytes
 from evidence import write as write_result
 from evidence.provenance import git_identity
 from scripts.cli import OneLineParser
-from scripts.qualify import evaluator
+from scripts.qualify import contract, evaluator
+from scripts.qualify.checks import CHECK_ORDER
+from scripts.qualify.task import of_family
 
 RESULTS = ROOT / "results" / "qualify"
-KERNEL_FILE = evaluator.DESCRIPTOR_FILE
-CANDIDATES = "tests/scripts/qualify/candidates"
+#: The task whose corpus and page verdicts are committed.
+TASK = of_family("elementwise-binary")
+KERNEL_FILE = TASK.kernel_file
+CANDIDATES = TASK.corpus
 
 # name -> (candidate file, run every case?)
 COMMITTED_VERDICTS = {
-    "residual_add_relu": (KERNEL_FILE, False),
+    TASK.name: (KERNEL_FILE, False),
     "broken_tail_unwritten": (
         "snippets/triton_qualification/broken_tail_unwritten.py",
         False,
@@ -139,7 +144,7 @@ def qualify_for_corpus(path: str, device: str = "cpu") -> dict:
 
 
 def kill_matrix(
-    candidates: list[dict], checks: list[str] = evaluator.CHECK_ORDER
+    candidates: list[dict], checks: list[str] = CHECK_ORDER
 ) -> dict[str, dict[str, list[str]]]:
     """check -> {"catches": candidates it rejects, "only": candidates no other
     check rejects}. A check whose "only" list is empty could be removed
@@ -186,12 +191,12 @@ def run_corpus(
 
     def record() -> dict:
         return {
-            "schema_version": evaluator.SCHEMA_VERSION,
+            "schema_version": contract.SCHEMA_VERSION,
             "record": "corpus",
             "device": device,
             "interpreter_max_numel": CORPUS_MAX_NUMEL,
             "software": evaluator.software(),
-            "checks": list(evaluator.CHECK_ORDER),
+            "checks": list(CHECK_ORDER),
             "candidates": entries,
             "kill_matrix": kill_matrix(entries),
             "elapsed_s": round(time.monotonic() - started, 1),

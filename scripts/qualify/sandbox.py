@@ -137,7 +137,49 @@ def _rebind_under_tmp() -> list[str]:
     for path in hidden:  # a folder's bind covers everything inside it
         if path not in private and not any(path.is_relative_to(k) for k in kept):
             kept.append(path)
-    return [arg for path in kept for arg in ("--ro-bind", str(path), str(path))]
+    args: list[str] = []
+    made: set[Path] = set()
+    for path in kept:
+        args += _traversable_parents(path, private, made)
+        args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def _traversable_parents(path: Path, private, made: set[Path]) -> list[str]:
+    """The folders between a private /tmp (or /dev/shm) and `path`, made
+    0755 inside: bubblewrap makes them 0700, and the candidate (nobody, as
+    root) could reach nothing below, not even what torch imports lazily (a
+    checkout in `mktemp -d` failed every candidate so). Empty tmpfs folders:
+    nothing of the host's shows through them."""
+    top = next(p for p in private if path.is_relative_to(p))
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        if parent.is_relative_to(top) and parent != top and parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def unreadable_for_candidate() -> str | None:
+    """In the candidate's process, before it runs: None when this user can
+    read the repository and the packages torch and Triton import lazily;
+    otherwise which folder stops it. (As root the candidate runs as nobody,
+    who cannot enter a folder of mode 0700 such as the one `mktemp -d`
+    makes; every candidate would then fail for a reason not its own.)"""
+    import torch
+    import triton
+
+    needed = [REPOSITORY, Path(torch.__file__).parent, Path(triton.__file__).parent]
+    for path in needed:
+        for folder in [*reversed(path.parents), path]:
+            if not os.access(folder, os.R_OK | os.X_OK):
+                return (
+                    f"the candidate's user (uid {os.getuid()}) cannot read "
+                    f"{folder}, so it cannot import from {path}: make the "
+                    "folder readable (chmod o+rx), or run the evaluator from "
+                    "a checkout and environment that user can read"
+                )
+    return None
 
 
 @functools.cache
@@ -413,7 +455,7 @@ def _alive(pid: int) -> bool:
 
 
 class ForkServer:
-    """One long-lived `python -m scripts.qualify.worker` process per device,
+    """One long-lived `python -m scripts.qualify.fork_server` per device,
     inside the sandbox: it imports torch and Triton once and forks a fresh,
     further isolated process per candidate, so a candidate costs a fraction
     of a second to start instead of the seconds an `import torch` takes.
@@ -425,13 +467,14 @@ class ForkServer:
     def __init__(self, device: str):
         self.device = device
         self.method = "bubblewrap" if bwrap_works() else "fallback"
+        self.setup = ""  # what the last job's setup reported (worker.py)
         self.jobs = make_jobs_dir(device)
         env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
         # A socket that carries each job's sealed inputs (a memfd) to the
         # server by SCM_RIGHTS (scripts/qualify/shared_inputs.py).
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env["QUALIFY_FD_CHANNEL"] = str(theirs.fileno())
-        command = [sys.executable, "-m", "scripts.qualify.worker"]
+        command = [sys.executable, "-m", "scripts.qualify.fork_server"]
         if self.method == "bubblewrap":
             command = bwrap_args(self.jobs, device) + command
         try:
@@ -490,6 +533,7 @@ class ForkServer:
                 socket.send_fds(self.channel, [b"f"], [inputs_fd])
             except OSError as exc:
                 raise SandboxGone("the sandbox stopped answering") from exc
+        self.setup = ""
         reply = self._send(json.dumps(request))
         return reply["pid"]
 
@@ -519,7 +563,27 @@ class ForkServer:
         reply = self.process.stdout.readline()
         if not reply:
             raise SandboxGone("the sandbox ended")
-        return json.loads(reply)["exit"]
+        ended = json.loads(reply)
+        self.setup = ended.get("setup", "")
+        return ended["exit"]
+
+    def setup_fault(self, exit_code: int) -> str | None:
+        """None when the job that ended had set itself up and imported the
+        candidate; otherwise the evaluator's own fault, in full. The setup
+        reports through a pipe the candidate never holds (worker.py), so a
+        candidate cannot claim one."""
+        if self.setup == "ok":
+            return None
+        if self.setup.startswith("error\n"):
+            trace = self.setup.removeprefix("error\n")
+            return (
+                "the evaluator's worker failed before the candidate ran (its "
+                f"own fault, not the candidate's):\n{trace}"
+            )
+        return (
+            f"the evaluator's worker ended with code {exit_code} before the "
+            "candidate ran (its own fault, not the candidate's)"
+        )
 
     def close(self) -> None:
         self.channel.close()

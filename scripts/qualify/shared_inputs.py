@@ -45,8 +45,10 @@ PAGE = mmap.PAGESIZE
 SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
 #: Where the fault handler writes its note, in the job's directory.
 FAULT_FILE = "fault"
-#: The notes it writes (the parent reads nothing else from that file).
-FAULT_NOTES = ("input x", "input residual", "input", "elsewhere")
+#: The notes it writes (the parent reads nothing else from that file): the
+#: position of the input written to, when it is known.
+MAX_INPUTS = 8
+FAULT_NOTES = (*(f"input {i}" for i in range(MAX_INPUTS)), "input", "elsewhere")
 
 DTYPES = {
     str(d): d
@@ -138,15 +140,12 @@ def pack(built: list[list]) -> tuple[Packer, list[list[dict]]]:
         views: list[dict] = []
         for call in calls:
             spec = call.child_spec()
-            if call.x is not None:
-                views = [call.x, call.residual]
+            if call.args:
+                views = list(call.args)
                 bases = [s.get("base") for s in views]
-                for name in ("x", "residual"):
-                    if isinstance(spec[name].get("base"), torch.Tensor):
-                        spec[name] = {
-                            **spec[name],
-                            "base": packer.region(spec[name]["base"]),
-                        }
+                for i, arg in enumerate(spec["args"]):
+                    if isinstance(arg.get("base"), torch.Tensor):
+                        spec["args"][i] = {**arg, "base": packer.region(arg["base"])}
             if call.refill is not None and all(torch.is_tensor(b) for b in bases):
                 spec["refill"] = _refill_regions(packer, bases, views, call.refill)
                 bases = [r["_tensor"] for r in spec["refill"]]
@@ -236,10 +235,11 @@ class Mapped:
         if moved != address:
             raise OSError(ctypes.get_errno(), "moving a refill into place failed")
 
-    def watch(self, tensors: list, names=("x", "residual")) -> None:
-        """Name these storages in a fault note while the call runs."""
+    def watch(self, tensors: list) -> None:
+        """Name these storages (by position) in a fault note while the call
+        runs."""
         self.current = []
-        for name, tensor in zip(names, tensors, strict=True):
+        for name, tensor in enumerate(tensors):
             if isinstance(tensor, torch.Tensor) and tensor.device.type == "cpu":
                 storage = tensor.untyped_storage()
                 if self.start <= storage.data_ptr() < self.end:
@@ -301,16 +301,19 @@ def note_faults(mapped: Mapped, note_fd: int) -> bool:
     return installed
 
 
-def input_written(work: Path, exit_code: int) -> str | None:
+def input_written(work: Path, exit_code: int, names: tuple[str, ...]) -> str | None:
     """Why the child ended, if a memory fault on an input ended it: the
     inputs are mapped read-only, so a write to one faults
-    (scripts/qualify/shared_inputs.py). None for any other end."""
+    (scripts/qualify/shared_inputs.py). None for any other end. `names`
+    are the task's arguments, in order."""
     if -exit_code not in (signal.SIGSEGV, signal.SIGBUS):
         return None
     note = records.read_note(work / FAULT_FILE, FAULT_NOTES)
     if note is None or not note.startswith("input"):
         return None
-    name = note.removeprefix("input").strip() or "an input"
+    position = note.removeprefix("input").strip()
+    name = names[int(position)] if position and int(position) < len(names) else ""
+    name = name or "an input"
     signame = signal.Signals(-exit_code).name
     return (
         f"the call wrote to {name}: the inputs are mapped read-only, and the "

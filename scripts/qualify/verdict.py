@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scripts.qualify import gate
-from scripts.qualify.cases import cases
+from scripts.qualify.checks import CHECK_ORDER
 from scripts.qualify.contract import (
     CANNOT_ESTABLISH,
-    CHECK_ORDER,
     DIVERGENCES,
     EXIT_INCONCLUSIVE,
     EXIT_QUALIFIED,
@@ -84,7 +83,7 @@ class Verdict:
     def conclude(self, results: list[CaseResult], text: str, max_numel: int):
         """Status, exit code, cases and counts from the judged cases, in the
         contract's case order (they ran shuffled)."""
-        order = {case.name: i for i, case in enumerate(cases())}
+        order = {c["name"]: i for i, c in enumerate(self.contract["cases"])}
         results = sorted(results, key=lambda r: order[r.case.name])
         self.cases = [r.to_dict() for r in results]
         for entry, r in zip(self.cases, results, strict=True):

@@ -1,7 +1,8 @@
-"""The child side of the evaluator (``scripts/qualify/evaluator.py``): a fork
-server that imports torch and Triton once, inside the sandbox of
-``scripts/qualify/sandbox.py``, and forks one process per candidate to call
-it on every case. It judges nothing.
+"""The candidate's process, on the child side of the evaluator
+(``scripts/qualify/evaluator.py``): forked by the fork server
+(``scripts/qualify/fork_server.py``) inside the sandbox of
+``scripts/qualify/sandbox.py``, it imports the candidate and calls it on
+every case. It judges nothing.
 
 What a candidate's process writes (formats in ``scripts/qualify/records.py``):
 
@@ -50,18 +51,15 @@ from pathlib import Path
 import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
-from kernels.launches import grid_violation  # noqa: F401  (tests use it here)
 from scripts.qualify import interpreter_rounding, records, sandbox, shared_inputs
-from scripts.qualify.launch_log import (  # noqa: F401  (the worker's names)
-    GridLimitExceeded,
+from scripts.qualify.launch_log import (
     LaunchLog,
     install_launch_hooks,
     overlaps,
     storage_range,
 )
 
-CANDIDATE_FUNCTION = "residual_add_relu"
-DIRT_BYTE = 0xC2  # 0xC2C2C2C2 is -97.38 in float32: no relu output is negative
+DIRT_BYTE = 0xC2  # 0xC2C2C2C2 is -97.38 in float32: a value to notice
 DTYPES = {str(d): d for d in (torch.float32, torch.float16, torch.bfloat16)}
 DTYPES.update({str(d): d for d in (torch.float64, torch.int32, torch.bool)})
 DTYPES.update({str(d): d for d in (torch.int64, torch.uint8, torch.complex64)})
@@ -132,8 +130,11 @@ def dirty_freed_memory(nbytes: int, device: str, copies: int = 4) -> None:
 
 
 class CaseRunner:
-    def __init__(self, function, device: str, log: LaunchLog, mapped=None):
+    def __init__(
+        self, function, device: str, log: LaunchLog, mapped=None, names=("a", "b")
+    ):
         self.function = function
+        self.names = tuple(names)  # the task's arguments, in order
         self.device = device
         self.log = log
         self.mapped = mapped  # the parent's sealed inputs (shared_inputs.Mapped)
@@ -145,7 +146,8 @@ class CaseRunner:
 
     def materialize(self, spec, shared=None):
         """(tensor or object, device base or None) from the parent's spec;
-        `shared` is x's base, for a residual that views x's storage."""
+        `shared` is the bases made so far, for an input that views an earlier
+        one's storage (its "storage" is that input's position)."""
         kind = spec["kind"]
         if kind == "object":
             return spec["value"], None
@@ -153,8 +155,8 @@ class CaseRunner:
             dtype = DTYPES[spec["dtype"]]
             return torch.empty(spec["size"], dtype=dtype, device=self.device), None
         device = spec.get("device") or self.device
-        if spec.get("storage") == "x" and shared is not None:
-            base = shared  # aliased inputs: one storage, two views of it
+        if spec.get("storage") is not None and shared:
+            base = shared[spec["storage"]]  # aliased: one storage, two views
         elif isinstance(spec["base"], dict):  # a region of the parent's memfd
             base = self.mapped.tensor(spec["base"])
             if device != "cpu":  # device memory: writable, checked from bytes
@@ -211,11 +213,12 @@ class CaseRunner:
                 self.refill(tensors, bases, spec)
                 saved = self.saved(bases)
             else:
-                made = [self.materialize(spec["x"])]
-                if spec["residual"].get("same"):  # x and residual one tensor
-                    made.append(made[0])
-                else:
-                    made.append(self.materialize(spec["residual"], made[0][1]))
+                made = []
+                for arg in spec["args"]:
+                    if arg.get("same"):  # the same tensor as an earlier input
+                        made.append(made[arg["storage"]])
+                    else:
+                        made.append(self.materialize(arg, [m[1] for m in made]))
                 tensors = [m[0] for m in made]
                 bases = [m[1] for m in made]
                 saved = self.saved(bases)
@@ -229,7 +232,7 @@ class CaseRunner:
                 if copy is not None:
                     tensors_out[f"c{number}.out"] = copy
                     self.kept[f"k{index}.c{number}.out"] = live
-                for name, base in zip(("x", "residual"), bases, strict=True):
+                for name, base in zip(self.names, bases, strict=True):
                     tensors_out[f"c{number}.{name}"] = base.to("cpu", copy=True)
                     self.kept[f"k{index}.chain{chain}.{name}"] = base
         return {"name": case["name"], "calls": calls}, tensors_out
@@ -261,7 +264,7 @@ class CaseRunner:
         earlier_changed = self.earlier_changed() if all_earlier else []
         written = [
             name
-            for name, t, v in zip(("x", "residual"), tensors, versions, strict=True)
+            for name, t, v in zip(self.names, tensors, versions, strict=True)
             if v is not None and t._version != v
         ]
         self.log.mark_output(out if raised is None else None)
@@ -327,7 +330,7 @@ class CaseRunner:
             storage_offset=int(out.storage_offset()),
         )
         span = storage_range(out)
-        for name, tensor in zip(("x", "residual"), tensors, strict=True):
+        for name, tensor in zip(self.names, tensors, strict=True):
             if isinstance(tensor, torch.Tensor) and overlaps(
                 span, storage_range(tensor)
             ):
@@ -361,10 +364,48 @@ def child_main(
     device: str,
     memory: int | None,
     inputs_fd: int | None = None,
+    setup_fd: int | None = None,
 ) -> None:
-    """One candidate's process: import it, run every case, write the files."""
+    """One candidate's process: set up, import it, run every case, write the
+    files. Whatever fails before the candidate's import is the evaluator's
+    own fault: its whole traceback goes to `setup_fd` (a pipe to the fork
+    server, closed before the candidate runs, so the candidate cannot write
+    to it), and the parent reports a harness error, not a verdict."""
+    try:
+        prepared = _set_up(candidate, workdir, device, memory, inputs_fd)
+    except BaseException:
+        report_setup(setup_fd, "error\n" + traceback.format_exc())
+        raise SetupFailed() from None
+    report_setup(setup_fd, "ok")
+    _run_candidate(candidate, device, *prepared)
+
+
+class SetupFailed(Exception):
+    """The job's setup failed before the candidate ran (reported already)."""
+
+
+#: The exit code of a job whose setup failed (the fork server's reply says why).
+SETUP_FAILED = 75
+#: The longest setup report the fork server passes on (a pipe holds 64 KiB).
+MAX_SETUP_REPORT = 16000
+
+
+def report_setup(fd: int | None, text: str) -> None:
+    if fd is None:
+        return
+    try:
+        os.write(fd, text.encode("utf-8", "replace")[:MAX_SETUP_REPORT])
+    finally:
+        os.close(fd)
+
+
+def _set_up(candidate, workdir, device, memory, inputs_fd):
+    """Everything before the candidate's import: (work, plan, inputs,
+    mapped, log, progress)."""
     work = Path(workdir)
     _redirect_output(work)
+    if problem := sandbox.unreadable_for_candidate():
+        raise PermissionError(problem)
     mapped = None
     if inputs_fd is not None:  # map the parent's sealed inputs, read-only
         mapped = shared_inputs.Mapped(inputs_fd)
@@ -391,6 +432,10 @@ def child_main(
     log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
     install_launch_hooks(log)
     progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115
+    return work, plan, inputs, mapped, log, progress
+
+
+def _run_candidate(candidate, device, work, plan, inputs, mapped, log, progress):
     progress.write("import\n")
     try:
         module = load_candidate(candidate)
@@ -399,14 +444,14 @@ def child_main(
         del status["mro"]
         records.write_claim(work / "status.json", status)
         return
-    function = getattr(module, CANDIDATE_FUNCTION, None)
+    function = getattr(module, plan["function"], None)
     if not callable(function):
         records.write_claim(
             work / "status.json",
             {"stage": "function", "type": None, "message": None, "cpu_s": None},
         )
         return
-    runner = CaseRunner(function, device, log, mapped)
+    runner = CaseRunner(function, device, log, mapped, plan["args"])
     for index, case in enumerate(plan["cases"]):
         progress.write(f"start {index}\n")
         began = time.perf_counter()
@@ -421,7 +466,8 @@ def child_main(
     sys.stdout.flush()
 
 
-def _run_job(request: dict) -> int:
+def run_job(request: dict) -> int:
+    """One job: run the candidate; the process's exit code."""
     code = 0
     try:
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -432,7 +478,10 @@ def _run_job(request: dict) -> int:
             request["device"],
             request.get("memory"),
             request.get("inputs_fd"),
+            request.get("setup_fd"),
         )
+    except SetupFailed:
+        code = SETUP_FAILED
     except BaseException:
         traceback.print_exc()
         code = 70
@@ -440,137 +489,3 @@ def _run_job(request: dict) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
     return code
-
-
-def _start_job(request: dict) -> None:
-    """In the forked process: isolate, then run the candidate."""
-    if (channel := _fd_channel()) is not None:
-        os.close(channel)  # the parent's socket is not the candidate's
-    os.setsid()
-    sandbox.die_with_parent()
-    privileged = bool(request.get("privileged"))
-    namespaced = request["sandbox"] == "bubblewrap" or _namespaced(request)
-    if namespaced and not sandbox.own_namespaces(privileged):
-        os._exit(71)  # the probe said they work: refuse to run without them
-    if namespaced:
-        read_end, write_end = os.pipe()
-        init = os.fork()  # PID 1 of the new namespace: it only waits
-        if init == 0:
-            sandbox.die_with_parent()
-            os.close(read_end)
-            # Its own /proc (only this namespace's processes) and a small
-            # private /dev/shm; failing that, the job does not start.
-            if not sandbox.private_mounts() and privileged:
-                os._exit(74)
-            job = os.fork()  # the candidate: not PID 1, so signals reach it
-            if job == 0:
-                os.close(write_end)
-                if privileged:  # the host's root: become nobody first
-                    sandbox.drop_to_nobody(None)
-                sandbox.die_with_parent()
-                os._exit(_run_job(request))
-            _, status = os.waitpid(job, 0)
-            os.write(write_end, str(os.waitstatus_to_exitcode(status)).encode())
-            os._exit(0)  # and every process left in the namespace dies
-        os.close(write_end)
-        os.waitpid(init, 0)
-        reported = os.read(read_end, 32).decode() or "73"
-        code = int(reported) if reported.lstrip("-").isdigit() else 73
-        if code < 0:  # end the way the candidate ended, for the parent
-            os.kill(os.getpid(), -code)
-        os._exit(code)
-    sandbox.drop_to_nobody(Path(request["workdir"]))
-    sandbox.die_with_parent()  # a change of user clears it: set it again
-    os._exit(_run_job(request))
-
-
-def serve() -> None:
-    """A fork server: torch and Triton are imported once, here; each request
-    (one JSON line on stdin) forks a fresh process for one candidate.
-    Replies on stdout: {"pid": ...} when it starts, {"pid": ..., "exit":
-    code} when it ends (a negative code is the signal that killed it). A
-    line "kill" while a job runs kills it and everything it started.
-
-    Forking this process is safe because it never runs a PyTorch operation:
-    a process that has used OpenMP threads hangs its forked children.
-    """
-    import select
-    import signal
-
-    sandbox.die_with_parent()  # the evaluator is gone: so are the server and job
-    sandbox.not_dumpable()
-    while line := sys.stdin.readline():
-        if not line.startswith("{"):
-            continue  # a "kill" that came after its job had ended
-        request = json.loads(line)
-        if request.get("inputs_fd"):  # the parent's sealed memfd follows
-            request["inputs_fd"] = _receive_fd()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _start_job(request)
-            finally:
-                os._exit(72)
-        if request.get("inputs_fd") is not None:
-            os.close(request["inputs_fd"])  # the job has its own copy
-        print(json.dumps({"pid": pid}), flush=True)
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            ready, _, _ = select.select([sys.stdin], [], [], 0.01)
-            if ready and sys.stdin.readline().strip() == "kill":
-                _kill_job(pid, request, signal.SIGKILL)
-        _kill_job(pid, request, signal.SIGKILL)  # anything it left behind
-        print(
-            json.dumps({"pid": pid, "exit": os.waitstatus_to_exitcode(status)}),
-            flush=True,
-        )
-
-
-#: The environment variable naming the fork server's end of the socket that
-#: carries file descriptors from the parent (scripts/qualify/sandbox.py).
-FD_CHANNEL_ENV = "QUALIFY_FD_CHANNEL"
-
-
-def _fd_channel() -> int | None:
-    value = os.environ.get(FD_CHANNEL_ENV, "")
-    return int(value) if value.isdigit() else None
-
-
-def _receive_fd() -> int:
-    """One file descriptor from the parent (SCM_RIGHTS on the channel)."""
-    import socket
-
-    channel = _fd_channel()
-    if channel is None:
-        raise RuntimeError("no file-descriptor channel to the parent")
-    with socket.socket(fileno=os.dup(channel)) as sock:
-        _, fds, _, _ = socket.recv_fds(sock, 16, 1)
-    if len(fds) != 1:
-        raise RuntimeError("the parent sent no file descriptor")
-    return fds[0]
-
-
-def _kill_job(pid: int, request: dict, sig) -> None:
-    for target in (lambda: os.killpg(pid, sig), lambda: os.kill(pid, sig)):
-        try:
-            target()
-        except (ProcessLookupError, PermissionError):
-            pass
-    # A job in a PID namespace of its own took everything it started with
-    # it. Only a job without one leaves processes to hunt down by user; and
-    # killing every process of `nobody` would also kill the candidates of
-    # another evaluator running at the same time.
-    if request["sandbox"] != "bubblewrap" and not _namespaced(request):
-        sandbox.kill_user()
-
-
-def _namespaced(request: dict) -> bool:
-    """Whether this job ran in namespaces of its own (the fallback as root
-    does, where the kernel allows it; probed once)."""
-    return bool(request.get("privileged")) and sandbox.namespaces_work()
-
-
-if __name__ == "__main__":
-    serve()

@@ -145,8 +145,20 @@ def check_count() -> int:
 
 
 def check_table() -> str:
-    rows = [[_code(c["name"]), inert(c["passes_when"])] for c in contract()["checks"]]
-    return _table(["check", "passes when"], rows)
+    """The contract's checks (from the registry the verdict carries): what
+    a pass establishes, what it cannot, and the candidate only it catches;
+    every string from the file shown inert."""
+    rows = [
+        [
+            _code(c["name"]),
+            inert(c["passes_when"]),
+            inert(c.get("cannot") or ""),
+            _code(Path(c["only_catches"]).stem) if c.get("only_catches") else "",
+        ]
+        for c in contract()["checks"]
+    ]
+    header = ["check", "passes when", "cannot establish", "only it catches"]
+    return _table(header, rows)
 
 
 def case_table(kind: str = "kernel") -> str:

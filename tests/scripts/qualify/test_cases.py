@@ -6,7 +6,10 @@ import pytest
 import torch
 
 from kernels.residual_add_relu import DESCRIPTOR
-from scripts.qualify import cases
+from scripts.qualify import cases, task
+from scripts.qualify.task import of_family
+
+TASK = of_family("elementwise-binary")
 
 
 def test_case_counts_are_those_the_issue_asks_for():
@@ -21,25 +24,25 @@ def test_cases_cover_the_required_sizes_and_dtypes():
     dtypes = set()
     for case in cases.kernel_cases():
         for call in case.calls("cpu", cases.INTERPRETER_MAX_NUMEL):
-            if call.x is not None and call.x.get("kind") == "strided":
-                sizes.add(math.prod(call.x["size"]))
-                dtypes.add(call.x["base"].dtype)
+            if call.args and call.args[0].get("kind") == "strided":
+                sizes.add(math.prod(call.args[0]["size"]))
+                dtypes.add(call.args[0]["base"].dtype)
     assert {1, 256, 257} <= sizes
     assert len(dtypes) == 3
     assert any(n > 65535 for n in sizes)
-    shapes, source = cases.bench_shapes()
+    shapes, source = task.bench_shapes(TASK)
     assert source == "kernels/residual_add_relu.py" and len(shapes) == 3
 
 
 def test_bench_shapes_and_dtype_come_from_the_descriptor():
-    shapes, _ = cases.bench_shapes()
+    shapes, _ = task.bench_shapes(TASK)
     full = [(s["rows"], s["cols"]) for s in DESCRIPTOR.shapes["full"]]
     quick = DESCRIPTOR.shapes["quick"][0]
     assert shapes[0] == min(full, key=math.prod)
     assert shapes[1] == (quick["rows"], quick["cols"])
     assert shapes[2] in full and any(d & (d - 1) for d in shapes[2])
-    assert str(cases.bench_dtype("cpu")) == f"torch.{DESCRIPTOR.dtype_cpu}"
-    assert str(cases.bench_dtype("cuda")) == f"torch.{DESCRIPTOR.dtype_cuda}"
+    assert str(task.bench_dtype("cpu", TASK)) == f"torch.{DESCRIPTOR.dtype_cpu}"
+    assert str(task.bench_dtype("cuda", TASK)) == f"torch.{DESCRIPTOR.dtype_cuda}"
 
 
 def test_only_cases_too_large_for_the_interpreter_are_launch_only():
@@ -51,10 +54,10 @@ def test_only_cases_too_large_for_the_interpreter_are_launch_only():
             launch_only.append(case.name)
             launch_only.sort()
             assert all(c.mode == "plan" for c in calls), case.name
-            assert max(math.prod(c.x["size"]) for c in calls) > limit
+            assert max(math.prod(c.args[0]["size"]) for c in calls) > limit
         else:
             assert all(c.mode == "values" for c in calls), case.name
-            sizes = [math.prod(c.x["size"]) for c in calls if c.x]
+            sizes = [math.prod(c.args[0]["size"]) for c in calls if c.args]
             assert max(sizes, default=0) <= limit, case.name
         assert case.mode_on("cuda") == "values", case.name  # never built here
     assert launch_only == [
@@ -71,15 +74,20 @@ def test_cases_issue_13_asked_for():
     unsupported inputs a kernel must refuse cleanly."""
     by_name = {case.name: case for case in cases.cases()}
     [five] = by_name["five-d"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
-    assert len(five.x["size"]) == 5 and five.x["stride"][-1] != 1  # not row-major
+    assert (
+        len(five.args[0]["size"]) == 5 and five.args[0]["stride"][-1] != 1
+    )  # not row-major
     [inner] = by_name["broadcast-inner"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
-    assert inner.residual["stride"][1] == 0 and inner.residual["stride"][0] > 0
+    assert inner.args[1]["stride"][1] == 0 and inner.args[1]["stride"][0] > 0
     assert 2**20 < by_name["mid-size"].numel < 2**23
     [tiny] = by_name["tiny-values"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
-    assert tiny.x["base"].abs().min() < 1e-25 and tiny.x["base"].abs().max() < 0.01
+    assert (
+        tiny.args[0]["base"].abs().min() < 1e-25
+        and tiny.args[0]["base"].abs().max() < 0.01
+    )
     first, second = by_name["refill-some"].calls("cpu", cases.INTERPRETER_MAX_NUMEL)
-    differ = (second.refill[0] != first.x["base"]).sum()
-    assert 0 < differ < 100 and second.refill[0][0] == first.x["base"][0]
+    differ = (second.refill[0] != first.args[0]["base"]).sum()
+    assert 0 < differ < 100 and second.refill[0][0] == first.args[0]["base"][0]
     notes = {
         call.note
         for case in cases.unsupported_cases()
@@ -104,7 +112,7 @@ def test_the_inputs_text_is_described_from_the_built_calls():
 
 
 def sizes_of(case):
-    return [math.prod(c.x["size"]) for c in case.calls("cpu", 2**18) if c.x]
+    return [math.prod(c.args[0]["size"]) for c in case.calls("cpu", 2**18) if c.args]
 
 
 def test_every_power_of_two_band_up_to_the_largest_case_has_a_size():
@@ -134,30 +142,33 @@ def test_bands_missing_fills_only_the_empty_bands():
 def test_zero_strides_in_x_and_in_the_last_dimension():
     by_name = {case.name: case for case in cases.cases()}
     row, scalar = by_name["broadcast-x"].calls("cpu", 2**18)
-    assert row.x["stride"] == [0, 1] and scalar.x["stride"] == [0, 0]
+    assert row.args[0]["stride"] == [0, 1] and scalar.args[0]["stride"] == [0, 0]
     [column] = by_name["broadcast-column"].calls("cpu", 2**18)
-    assert column.residual["stride"][-1] == 0 and column.residual["stride"][0] == 1
+    assert column.args[1]["stride"][-1] == 0 and column.args[1]["stride"][0] == 1
 
 
 def test_aliased_inputs_share_one_storage():
     by_name = {case.name: case for case in cases.cases()}
     same, views = by_name["aliased-inputs"].calls("cpu", 2**18)
-    assert same.residual["same"] and same.residual["storage"] == "x"
-    assert views.residual["base"] is views.x["base"]
-    assert views.residual["offset"] - views.x["offset"] < views.x["size"][0]
+    assert same.args[1]["same"] and same.args[1]["storage"] == 0
+    assert views.args[1]["base"] is views.args[0]["base"]
+    assert views.args[1]["offset"] - views.args[0]["offset"] < views.args[0]["size"][0]
 
 
 def test_nan_payloads_and_widened_bfloat16_inputs():
     by_name = {case.name: case for case in cases.cases()}
     f32, bf16 = by_name["nan-payloads"].calls("cpu", 2**18)
-    bits = f32.x["base"].view(torch.int32)
-    nan = f32.x["base"].isnan()
+    bits = f32.args[0]["base"].view(torch.int32)
+    nan = f32.args[0]["base"].isnan()
     assert {0x7F800001, 0x7FC00001} <= set(bits[nan].tolist())  # sNaN, payload
     assert (bits[nan] < 0).any()  # negative NaNs
-    assert bf16.x["base"].dtype == torch.bfloat16 and bf16.x["base"].isnan().any()
+    assert (
+        bf16.args[0]["base"].dtype == torch.bfloat16
+        and bf16.args[0]["base"].isnan().any()
+    )
     for call in by_name["widened-bfloat16"].calls("cpu", 2**18):
-        base = call.x["base"]
-        assert base.dtype == torch.float32 and call.x["fresh"]
+        base = call.args[0]["base"]
+        assert base.dtype == torch.float32 and call.args[0]["fresh"]
         assert not (base.view(torch.int32) & 0xFFFF).any()
 
 
@@ -181,7 +192,7 @@ def _load(path):
 def _materialize(call):
     """The inputs as the child makes them: views, fresh tensors, one storage."""
     made = []
-    for spec in (call.x, call.residual):
+    for spec in call.args:
         if spec.get("same"):
             made.append(made[0])
             continue
@@ -189,7 +200,7 @@ def _materialize(call):
             fresh = torch.empty(spec["size"], dtype=spec["base"].dtype)
             made.append(fresh.copy_(spec["base"].reshape(spec["size"])))
             continue
-        shared = spec.get("storage") == "x"
+        shared = spec.get("storage") == 0
         base = made[0]._base if shared else spec["base"].clone()
         made.append(base.as_strided(spec["size"], spec["stride"], spec["offset"]))
     return made

@@ -46,6 +46,41 @@ def test_function_that_is_not_callable_is_a_harness_error(tmp_path):
     assert "defines no function" in verdict["harness_error"]
 
 
+@pytest.mark.parametrize("sandboxed", ["bubblewrap", "fallback"])
+def test_a_worker_that_fails_before_the_candidate_is_a_harness_error(
+    tmp_path, monkeypatch, sandboxed
+):
+    # The evaluator's own fault (here a plan it cannot read) is exit 2 with
+    # the whole traceback, never the candidate's rejection.
+    if sandboxed == "fallback":
+        monkeypatch.setenv("QUALIFY_SANDBOX", "fallback")
+    monkeypatch.setattr(evaluator.sandbox.ForkServer, "_instances", {})
+    evaluator.sandbox.bwrap_works.cache_clear()
+    written = evaluator._write_inputs
+
+    def broken_plan(work, *args):
+        fd = written(work, *args)
+        (work / "plan.json").write_text("{not json")
+        return fd
+
+    monkeypatch.setattr(evaluator, "_write_inputs", broken_plan)
+    try:
+        good = ROOT / "kernels/residual_add_relu.py"
+        verdict = evaluator.qualify(good, timeout_s=CORPUS_TIMEOUT_S)
+    finally:
+        for server in evaluator.sandbox.ForkServer._instances.values():
+            server.close()
+        monkeypatch.undo()
+        evaluator.sandbox.bwrap_works.cache_clear()
+    assert verdict["exit_code"] == 2 and verdict["status"] == "harness-error"
+    error = verdict["harness_error"]
+    assert "before the candidate ran" in error and "not the candidate's" in error
+    assert "Traceback" in error and "JSONDecodeError" in error  # the whole of it
+    assert verdict["cases"] in ([], None) or all(
+        c["result"] != "fail" for c in verdict["cases"]
+    )
+
+
 def test_an_import_that_raises_is_a_rejection(tmp_path):
     path = write(
         tmp_path,

@@ -19,11 +19,16 @@ from scripts.qualify import gate
 def test_static_check(tmp_path, body, expected):
     path = tmp_path / "c.py"
     path.write_text(body)
+    function, signature = "residual_add_relu", "residual_add_relu(x, residual)"
+
+    def check():
+        gate.static_check(path, gate.parse(path, body), function, signature)
+
     if expected is None:
-        gate.static_check(path, body)
+        check()
         return
     with pytest.raises(gate.HarnessError, match=expected):
-        gate.static_check(path, body)
+        check()
 
 
 def test_read_source_refuses_bytes_that_are_not_utf8(tmp_path):

@@ -94,7 +94,7 @@ def _values_call(x, r):
             "offset": 0,
         }
 
-    return Call("values", spec(x), spec(r))
+    return Call("values", (spec(x), spec(r)))
 
 
 def _judge(out_tensor, launches=None, x=None, r=None):

@@ -35,7 +35,8 @@ def test_missing_function_is_a_harness_error_before_running(tmp_path, capsys):
     path = write(tmp_path, "other.py", "raise SystemExit('must not run')\n")
     assert main([str(path), "--json", str(tmp_path / "v.json")]) == 2
     out = capsys.readouterr().out
-    assert "defines no function residual_add_relu" in out
+    assert "defines no function of any task (" in out
+    assert "residual_add_relu(x, residual)" in out
     assert "raise SystemExit" in out  # the source is shown first
     saved = json.loads((tmp_path / "v.json").read_text())
     results.read("verdict", tmp_path / "v.json")  # valid against the schema

@@ -20,7 +20,9 @@ hostile escape candidate runs live in test_sandbox.py.
 import pytest
 
 import evidence as results
-from scripts.qualify import evaluator, refresh
+from scripts.qualify import contract, evaluator, refresh
+from scripts.qualify.cases import cases
+from scripts.qualify.checks import CHECK_ORDER
 from scripts.qualify.refresh import (
     CANDIDATES,
     COMMITTED_VERDICTS,
@@ -90,12 +92,12 @@ def test_corpus_is_large_enough():
 def test_every_check_catches_a_candidate_no_other_check_catches():
     corpus = load(result_path("corpus"))
     matrix = kill_matrix(corpus["candidates"])
-    assert list(matrix) == evaluator.CHECK_ORDER
+    assert list(matrix) == CHECK_ORDER
     never_alone = [check for check, row in matrix.items() if not row["only"]]
     assert not never_alone, f"checks with no candidate only they catch: {never_alone}"
     # The pages read the matrix and the check order from the file.
     assert corpus["kill_matrix"] == matrix
-    assert corpus["checks"] == evaluator.CHECK_ORDER
+    assert corpus["checks"] == CHECK_ORDER
 
 
 def test_kill_matrix_reports_a_check_that_never_fires():
@@ -180,7 +182,7 @@ def test_committed_verdict_is_current_and_agrees_with_the_corpus(name):
         f"{path} changed since {result_path(name)} was written: "
         "python -m scripts.qualify.refresh verdicts"
     )
-    assert committed["contract"] == evaluator.contract(), (
+    assert committed["contract"] == contract.contract(), (
         f"{result_path(name)} holds an older contract: run "
         "python -m scripts.qualify.refresh verdicts"
     )
@@ -191,5 +193,5 @@ def test_committed_verdict_is_current_and_agrees_with_the_corpus(name):
         corpus["first_failure"] and corpus["first_failure"]["check"]
     )
     if name == "residual_add_relu":
-        kernel_cases = sum(c.kind == "kernel" for c in evaluator.cases())
+        kernel_cases = sum(c.kind == "kernel" for c in cases())
         assert committed["counts"]["kernel_cases"] == kernel_cases

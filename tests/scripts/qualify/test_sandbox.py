@@ -52,6 +52,60 @@ def test_a_checkout_under_tmp_stays_visible_inside(tmp_path, monkeypatch):
     assert f"--ro-bind {checkout} {checkout}" in joined
     assert f"--ro-bind {checkout / 'sub'}" not in joined  # covered by the parent
     assert joined.index("--tmpfs /tmp") < joined.index(f"--ro-bind {checkout}")
+    # Each folder between /tmp and the checkout is made traversable first.
+    made = f"--perms 0755 --dir {checkout.parent}"
+    assert made in joined and joined.index(made) < joined.index(f"--ro-bind {checkout}")
+
+
+@pytest.mark.skipif(not sandbox.bwrap_works(), reason="needs bubblewrap")
+def test_inside_the_sandbox_every_folder_above_a_nested_checkout_can_be_entered(
+    tmp_path, monkeypatch
+):
+    # bubblewrap makes missing mount points 0700: a checkout two folders
+    # under /tmp (mktemp -d, pytest's tmp_path) was out of nobody's reach,
+    # and every candidate failed while torch imported a module lazily.
+    top = tmp_path / "private"
+    checkout = (top / "clone").resolve()
+    checkout.mkdir(parents=True)
+    top.chmod(0o700)
+    monkeypatch.chdir(checkout)
+    monkeypatch.setattr(sandbox.sys, "path", [str(checkout)])
+    folders = [p for p in checkout.parents if p.is_relative_to("/tmp")][:-1]
+    args = sandbox.bwrap_args(tmp_path / "jobs", "cpu")
+    (tmp_path / "jobs").mkdir()
+    done = sandbox.subprocess.run(
+        [*args, "stat", "-c", "%a", *map(str, folders)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()) == {"755"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the candidate is nobody only as root")
+def test_a_folder_nobody_cannot_enter_is_named_before_any_candidate_runs(
+    tmp_path, monkeypatch
+):
+    hidden = tmp_path / "private"
+    (hidden / "clone").mkdir(parents=True)
+    hidden.chmod(0o700)
+    monkeypatch.setattr(sandbox, "REPOSITORY", hidden / "clone")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # as the candidate's user
+        os.close(read)
+        sandbox.drop_to_nobody(None)
+        os.write(write, (sandbox.unreadable_for_candidate() or "").encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as said:
+        problem = said.read()
+    # (pytest's own folder is 0700 too: the first folder that stops it)
+    assert f"cannot import from {hidden / 'clone'}:" in problem
+    assert "chmod o+rx" in problem
+    assert sandbox.unreadable_for_candidate() is None  # root reads it
 
 
 def test_forcing_the_fallback_is_stated_in_the_isolation(monkeypatch):
@@ -144,7 +198,7 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
         )
     )
     monkeypatch.setenv("QUALIFY_SANDBOX", "fallback")
-    monkeypatch.setattr(evaluator.ForkServer, "_instances", {})
+    monkeypatch.setattr(sandbox.ForkServer, "_instances", {})
     sandbox.bwrap_works.cache_clear()
     try:
         sha = sha256_bytes(candidate.read_bytes())
@@ -152,7 +206,7 @@ def test_fallback_runs_the_candidate_as_nobody_when_root(tmp_path, monkeypatch):
             candidate, timeout_s=refresh.CORPUS_TIMEOUT_S, reviewed=sha
         )
     finally:
-        for server in evaluator.ForkServer._instances.values():
+        for server in sandbox.ForkServer._instances.values():
             server.close()
         monkeypatch.undo()
         sandbox.bwrap_works.cache_clear()

@@ -2,7 +2,7 @@
 
 from scripts.qualify import verdict as v
 from scripts.qualify.cases import cases
-from scripts.qualify.contract import CHECK_ORDER
+from scripts.qualify.checks import CHECK_ORDER
 from scripts.qualify.judge import CaseResult, Failure
 
 

@@ -7,7 +7,9 @@ import torch
 
 import kernels.residual_add_relu as add
 from kernels.launches import GRID_LIMITS, grid_violation
-from scripts.qualify import evaluator, worker
+from scripts.qualify import contract, launch_log, worker
+
+NAMES = ("x", "residual")  # the arguments of the task these calls are for
 
 
 def test_grid_limits_are_cudas():
@@ -16,8 +18,8 @@ def test_grid_limits_are_cudas():
     assert "axis 1" in grid_violation((1, 65536, 1))
     assert "axis 0" in grid_violation((2**31, 1, 1))
     # One copy: the worker checks launches with the kernels' own function.
-    assert worker.grid_violation is grid_violation
-    assert evaluator.contract()["grid_limits"] == list(GRID_LIMITS)
+    assert launch_log.grid_violation is grid_violation
+    assert contract.contract()["grid_limits"] == list(GRID_LIMITS)
 
 
 def test_describe_exception_keeps_type_chain_and_message():
@@ -38,7 +40,7 @@ def test_dirty_freed_memory_accepts_nothing_to_dirty():
 def test_a_call_records_output_values_and_aliases():
     # Known-wrong candidate: returns its input, so the output aliases x.
     log = worker.LaunchLog(add.__file__)
-    runner = worker.CaseRunner(lambda x, residual: x, "cpu", log)
+    runner = worker.CaseRunner(lambda x, residual: x, "cpu", log, names=NAMES)
     x, residual = torch.ones(4), torch.ones(4)
     call = {"mode": "values", "out_nbytes": 16}
     record, copy, live = runner.run_call(call, [x, residual], [x, residual], "c 1")
@@ -54,7 +56,9 @@ def test_a_call_that_raises_is_recorded_not_propagated():
     def candidate(x, residual):
         raise SystemExit(4)
 
-    runner = worker.CaseRunner(candidate, "cpu", worker.LaunchLog(add.__file__))
+    runner = worker.CaseRunner(
+        candidate, "cpu", worker.LaunchLog(add.__file__), names=NAMES
+    )
     call = {"mode": "errors", "out_nbytes": 0}
     record, copy, _ = runner.run_call(call, [torch.ones(1), torch.ones(1)], [], "c")
     assert record["raised"]["type"] == "SystemExit"
@@ -68,7 +72,9 @@ def test_a_write_undone_before_returning_is_recorded():
         x.sub_(1.0)
         return torch.relu(x + residual)
 
-    runner = worker.CaseRunner(candidate, "cpu", worker.LaunchLog(add.__file__))
+    runner = worker.CaseRunner(
+        candidate, "cpu", worker.LaunchLog(add.__file__), names=NAMES
+    )
     x, residual = torch.ones(4), torch.ones(4)
     call = {"mode": "values", "out_nbytes": 16}
     record, _, _ = runner.run_call(call, [x, residual], [x, residual], "c 1")
@@ -85,8 +91,8 @@ def test_read_only_inputs_keep_their_layout_sharing_and_refills():
     from snippets.kernel_correctness_contracts import adversarial as adv
 
     shared = torch.arange(12.0).reshape(3, 4)
-    first = Call("values", tensor_spec(adv.transposed(shared)))
-    first.residual = first.x
+    first = Call("values", (tensor_spec(adv.transposed(shared)),))
+    first.args = (first.args[0], first.args[0])
     refill = Call("values", reuse="refill", refill=(shared + 1, shared + 1))
     again = Call("values", reuse="same")
     packer, [specs] = shared_inputs.pack([[first, refill, again]])
@@ -101,7 +107,9 @@ def test_read_only_inputs_keep_their_layout_sharing_and_refills():
         seen.append((x.data_ptr(), x.stride(), x.clone()))
         return torch.relu(x + residual)
 
-    runner = worker.CaseRunner(candidate, "cpu", worker.LaunchLog(add.__file__), mapped)
+    runner = worker.CaseRunner(
+        candidate, "cpu", worker.LaunchLog(add.__file__), mapped, NAMES
+    )
     case = {
         "name": "c",
         "calls": [
@@ -126,15 +134,15 @@ def test_inputs_can_be_fresh_tensors_one_tensor_or_views_of_one_storage():
     from scripts.qualify import cases
 
     by_name = {case.name: case for case in cases.cases()}
-    runner = worker.CaseRunner(None, "cpu", worker.LaunchLog(add.__file__))
+    runner = worker.CaseRunner(None, "cpu", worker.LaunchLog(add.__file__), names=NAMES)
     [fresh, _] = by_name["widened-bfloat16"].calls("cpu", 2**18)
-    tensor, base = runner.materialize(fresh.x)
+    tensor, base = runner.materialize(fresh.args[0])
     assert tensor._base is None and base.untyped_storage() is not None
     same, views = by_name["aliased-inputs"].calls("cpu", 2**18)
-    x, x_base = runner.materialize(views.x)
-    r, _ = runner.materialize(views.residual, x_base)
+    x, x_base = runner.materialize(views.args[0])
+    r, _ = runner.materialize(views.args[1], [x_base])
     assert r.data_ptr() - x.data_ptr() == 5 * 4 and r.untyped_storage() is not None
-    assert same.residual["same"]
+    assert same.args[1]["same"]
     padded = torch.zeros(8)[:3]
     info = runner.describe_output(padded, [x, r], "c 1", "plan")
     assert info["storage_nbytes"] == 32 and info["storage_offset"] == 0
