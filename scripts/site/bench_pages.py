@@ -248,6 +248,22 @@ def stale_lines(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
     return changes
 
 
+def plot_shows(result: Result, kernel: str) -> str:
+    """What the plot draws, as its caption's first line."""
+    meta = result.data["kernels"][kernel]
+    if result.on_gpu:
+        unit = "GB/s" if meta["metric"] == "bandwidth" else "TFLOP/s"
+        return (
+            f"{inert(kernel)}: achieved {unit} per shape on "
+            f"{inert(result.data['device']['name'])}, one marker per provider "
+            "(median; bars p20 to p80), with this run's ceiling dashed."
+        )
+    return (
+        f"{inert(kernel)}: host time per shape on a CPU, one marker per provider "
+        "(median; bars p20 to p80; log scale)."
+    )
+
+
 def caption_html(result: Result, page_url: str) -> str:
     identity = result.data["identity"]
     parts = [
@@ -406,12 +422,22 @@ def _notes_and_plot(
     if notes:
         blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))
     alt = f"{kernel}: {'achieved rate' if result.on_gpu else 'host time'} per shape"
-    plot = _relative(page_url, plot_site_path(kernel, result, primary))
+    # One plot per colour scheme; Material shows the one whose fragment
+    # matches the scheme (#only-light, #only-dark).
+    images = ""
+    for dark in (False, True):
+        plot = _relative(page_url, plot_site_path(kernel, result, primary, dark))
+        scheme = "dark" if dark else "light"
+        images += (
+            f'<img src="{html.escape(plot)}#only-{scheme}" alt="{html.escape(alt)}">\n'
+        )
+
     blocks.append(
         '<figure class="bench-plot">\n'
-        f'<img src="{html.escape(plot)}" '
-        f'alt="{html.escape(alt)}">\n'
-        f"<figcaption>{caption_html(result, page_url)}</figcaption>\n"
+        f"{images}"
+        f"<figcaption>{plot_shows(result, kernel)}\n"
+        f"<details><summary>The run behind it</summary>"
+        f"{caption_html(result, page_url)}</details></figcaption>\n"
         "</figure>"
     )
     return "\n\n".join(blocks) + "\n"

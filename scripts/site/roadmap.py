@@ -146,10 +146,11 @@ def build_nav(roadmap: dict, docs_dir: Path) -> list:
     nav: list = []
     for section in roadmap["sections"]:
         path = section.get("path")
+        name = section.get("tab", section["title"])  # the top bar's short name
         has_children = "items" in section or "modules" in section
         if path and not has_children:
             if page_exists(docs_dir, path):
-                nav.append({section["title"]: path})
+                nav.append({name: path})
             continue
         children: list = []
         if path and page_exists(docs_dir, path):
@@ -166,7 +167,7 @@ def build_nav(roadmap: dict, docs_dir: Path) -> list:
             if built:
                 children.append({module["title"]: built})
         if children:
-            nav.append({section["title"]: children})
+            nav.append({name: children})
     return nav
 
 

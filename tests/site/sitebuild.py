@@ -103,6 +103,7 @@ def variant_config(tmp: Path, pages: dict[str, str]) -> Path:
     config = CONFIG.read_text(encoding="utf-8")
     config = re.sub(r"^docs_dir: .*$", f"docs_dir: {docs}", config, flags=re.M)
     config = config.replace(f"- {HOOKS}", f"- {ROOT / HOOKS}")
+    config = re.sub(r"^(\s+custom_dir: )(\S+)$", rf"\g<1>{ROOT}/\2", config, flags=re.M)
     path = tmp / "mkdocs.yml"
     path.write_text(config, encoding="utf-8")
     return path
