@@ -123,6 +123,7 @@ from scripts.site.roadmap import (
     BuiltPage,
     access_badge,
     build_nav,
+    link_access_badges,
     expand_roadmap,
     iter_entries,
     load_roadmap,
@@ -588,6 +589,7 @@ def on_post_page(output: str, page, config, **kwargs):
     access_page = posixpath.relpath("reference/access/", page.url or ".") + "/"
     output = link_code_titles(output, page.url)
     output = repository.point_at(output, _state.get("repository", repository.STAND_IN))
+    output = link_access_badges(output, access_page)
     badge = (
         f'<p class="access-line"><a class="access-link" href="{access_page}" '
         f'title="What Free and Premium mean: every page is open today">'

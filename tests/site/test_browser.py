@@ -276,7 +276,7 @@ SEARCH_JS = """(term) => new Promise(resolve => {
 
 FIELDS_JS = """el => [...el.querySelectorAll("input[name]")].map(i => [
   i.name,
-  i.closest("label").querySelector(".calculator-kind").textContent,
+  i.dataset.kind,
   i.type === "checkbox" ? String(i.checked) : i.value,
 ])"""
 
