@@ -123,9 +123,9 @@ from scripts.site.roadmap import (
     BuiltPage,
     access_badge,
     build_nav,
-    link_access_badges,
     expand_roadmap,
     iter_entries,
+    link_access_badges,
     load_roadmap,
 )
 from scripts.site.run_boxes import RunBoxError, expand_run_boxes, output_for
