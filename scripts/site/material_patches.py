@@ -15,7 +15,9 @@ once, the build fails naming the patch, so it is checked, not silently lost.
   separator ``mkdocs.yml`` sets (no hyphen, so "all-reduce" is one word), but
   its query lexer keeps lunr's built-in separator, which splits at hyphens:
   "split-K" became "split* k*", and "k*" matched every word starting with k.
-  The patch gives the lexer the configured separator.
+  The patch makes the lexer split at white space only, as lunr does but
+  for the hyphen; the worker then splits each term with the configured
+  separator, as it splits the indexed text ("(SM)" becomes "SM").
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ PATCHES = {
     "query separator": (
         "workers/search.*.min.js",
         "lunr.tokenizer.separator=new RegExp(e.separator),",
-        "lunr.tokenizer.separator=lunr.QueryLexer.termSeparator="
-        "new RegExp(e.separator),",
+        "lunr.tokenizer.separator=new RegExp(e.separator),"
+        "lunr.QueryLexer.termSeparator=/\\s+/,",
     ),
 }
 

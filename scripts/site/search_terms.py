@@ -30,10 +30,10 @@ from pathlib import Path
 #: A page's weight in the ranking, by its roadmap kind.
 KIND_BOOST = {
     "lesson": 1.0,
-    "project": 0.6,
-    "exercise": 0.3,
-    "course": 0.2,
-    "reference": 0.05,
+    "project": 0.5,
+    "exercise": 0.1,
+    "course": 0.05,
+    "reference": 0.01,
 }
 #: -ise/-ize and -yse/-yze families: "quantisation", "analyse", ...
 SPELLING_RE = re.compile(
