@@ -52,6 +52,7 @@ from scripts.site.bench_format import (
 from scripts.site.bench_goals import load_catalog, target_text
 from scripts.site.bench_plot import (
     plot_or_refuse,
+    plot_shows,
     plot_site_path,
     raw_site_path,
     shapes_in_order,
@@ -246,22 +247,6 @@ def stale_lines(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
                 f"`{path}` changed: sha256 `{old[:12]}` when measured, `{new[:12]}` now"
             )
     return changes
-
-
-def plot_shows(result: Result, kernel: str) -> str:
-    """What the plot draws, as its caption's first line."""
-    meta = result.data["kernels"][kernel]
-    if result.on_gpu:
-        unit = "GB/s" if meta["metric"] == "bandwidth" else "TFLOP/s"
-        return (
-            f"{inert(kernel)}: achieved {unit} per shape on "
-            f"{inert(result.data['device']['name'])}, one marker per provider "
-            "(median; bars p20 to p80), with this run's ceiling dashed."
-        )
-    return (
-        f"{inert(kernel)}: host time per shape on a CPU, one marker per provider "
-        "(median; bars p20 to p80; log scale)."
-    )
 
 
 def caption_html(result: Result, page_url: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from evidence import ROOT, ResultFileError, display_path, enum
 from evidence.benchmarks import Result, load_results, newest_per_device
+from evidence.text import inert
 
 SITE_DIR = "bench"  # where plots and raw files go in the built site
 OK = enum("bench", "row_status")[0]
@@ -83,6 +84,22 @@ _COLOUR_RE = re.compile("|".join(DARK_COLOURS))
 def dark_variant(svg: bytes) -> bytes:
     """The same plot for the dark colour scheme."""
     return _COLOUR_RE.sub(lambda m: DARK_COLOURS[m.group(0)], svg.decode()).encode()
+
+
+def plot_shows(result: Result, kernel: str) -> str:
+    """What the plot draws, as its caption's first line."""
+    meta = result.data["kernels"][kernel]
+    if result.on_gpu:
+        unit = "GB/s" if meta["metric"] == "bandwidth" else "TFLOP/s"
+        return (
+            f"{inert(kernel)}: achieved {unit} per shape on "
+            f"{inert(result.data['device']['name'])}, one marker per provider "
+            "(median; bars p20 to p80), with this run's ceiling dashed."
+        )
+    return (
+        f"{inert(kernel)}: host time per shape on a CPU, one marker per provider "
+        "(median; bars p20 to p80; log scale)."
+    )
 
 
 def _plain_number(value: float, _position) -> str:

@@ -53,17 +53,10 @@ What the hooks do, in build order:
   name with ``_`` for ``-``) or under ``snippets/lib/``.
   ``<!-- badge: KIND -->`` becomes an evidence badge (``scripts/site/badges.py``),
   expanded from the source like the others.
-- ``on_config`` also derives the repository's address from the "Edit this
-  page" address (``scripts/site/repository.py``) for the footer
-  (``overrides/partials/copyright.html``).
-- ``on_post_page``: puts the access badge under the page's first heading,
-  makes each code block's file title a link to the whole tested file, and
-  swaps the repository stand-in in clone commands for the real address.
+- ``on_post_page``: puts the access badge under the page's first heading
+  and makes each code block's file title a link to the whole tested file.
 - ``on_post_build``: writes those files (plots, raw result files) into the
-  site, adds each search entry's other spellings
-  (``scripts/site/search_terms.py``), and patches two lines of Material's
-  JavaScript: instant navigation on any port, and search queries split as
-  the index is (``scripts/site/material_patches.py``).
+  site.
 
 Inserted values, facts, diagrams, run-box output and the plots are cached on
 disk (``scripts/site/build_cache.py``), keyed by the hashes of the module
@@ -91,15 +84,7 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
-from scripts.site import (
-    calculators,
-    material_patches,
-    placeholders,
-    prefetch,
-    repository,
-    search_terms,
-    site_files,
-)
+from scripts.site import calculators, placeholders, prefetch, site_files
 from scripts.site.badges import BadgeError, expand_badges
 from scripts.site.build_cache import (
     MISSING,
@@ -117,7 +102,7 @@ from scripts.site.fences import (
     lines_with_fence_state,
     substitute_in_prose,
 )
-from scripts.site.glossary import expand_glossary, load_terms
+from scripts.site.glossary import expand_glossary
 from scripts.site.roadmap import (
     ACCESS_LEVELS,
     BuiltPage,
@@ -125,7 +110,6 @@ from scripts.site.roadmap import (
     build_nav,
     expand_roadmap,
     iter_entries,
-    link_access_badges,
     load_roadmap,
 )
 from scripts.site.run_boxes import RunBoxError, expand_run_boxes, output_for
@@ -484,13 +468,7 @@ def on_config(config, **kwargs):
     roadmap = load_roadmap()
     _state["roadmap"] = roadmap
     _state["roadmap_access"] = {e["path"]: e["access"] for e in iter_entries(roadmap)}
-    _state["roadmap_kind"] = {e["path"]: e.get("kind") for e in iter_entries(roadmap)}
     config["nav"] = build_nav(roadmap, docs_dir)
-    # The footer's repository link and the setup pages' clone command.
-    url = repository.repository_url(config.get("edit_uri"))
-    _state["repository"] = url
-    config["extra"]["repository"] = url
-    config["extra"]["repository_name"] = repository.repository_name(url)
     return config
 
 
@@ -547,9 +525,6 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
 def page_markdown(markdown: str, page, config) -> str:
     src = page.file.src_uri
     page_access(page)
-    # Lessons rank above exercises and references (scripts/site/search_terms.py).
-    search = page.meta.setdefault("search", {})
-    search.setdefault("boost", search_terms.page_boost(_state["roadmap_kind"].get(src)))
     try:
         placeholders.refuse_unknown(markdown, src)
     except ValueError as exc:
@@ -588,8 +563,6 @@ def on_post_page(output: str, page, config, **kwargs):
     # The badge links to the page that says what the label means.
     access_page = posixpath.relpath("reference/access/", page.url or ".") + "/"
     output = link_code_titles(output, page.url)
-    output = repository.point_at(output, _state.get("repository", repository.STAND_IN))
-    output = link_access_badges(output, access_page)
     badge = (
         f'<p class="access-line"><a class="access-link" href="{access_page}" '
         f'title="What Free and Premium mean: every page is open today">'
@@ -606,13 +579,6 @@ def on_post_build(config, **kwargs):
     prefetch.stop(_state.pop("ahead", None), _state.pop("claims", None))
     write_site_files(Path(config["site_dir"]), _state.pop("site_files", []))
     calculators.write_site(Path(config["site_dir"]))
-    index = Path(config["site_dir"]) / "search" / "search_index.json"
-    if index.is_file():
-        search_terms.add_variants(index, load_terms())
-    try:
-        material_patches.patch_all(Path(config["site_dir"]))
-    except material_patches.BundleChanged as exc:
-        raise PluginError(str(exc)) from exc
     if pool := _state.pop("pool", None):
         pool.join()
     store = cache()
