@@ -1,10 +1,10 @@
-// Marks each diagram that is wider than its column (a phone), so the page
-// says it scrolls sideways (docs/assets/site.css). Run on every page: with
+// Marks each diagram and benchmark plot that is wider than its column (a
+// phone), so the page says it scrolls sideways (docs/assets/site.css). Run on every page: with
 // instant navigation Material swaps pages without reloading this file.
 (function () {
   "use strict";
   function markScrolling() {
-    document.querySelectorAll("figure.diagram").forEach(function (figure) {
+    document.querySelectorAll("figure.diagram, figure.bench-plot").forEach(function (figure) {
       figure.classList.toggle("scrolls", figure.scrollWidth > figure.clientWidth + 1);
     });
   }

@@ -52,6 +52,7 @@ from scripts.site.bench_format import (
 from scripts.site.bench_goals import load_catalog, target_text
 from scripts.site.bench_plot import (
     plot_or_refuse,
+    plot_shows,
     plot_site_path,
     raw_site_path,
     shapes_in_order,
@@ -406,12 +407,22 @@ def _notes_and_plot(
     if notes:
         blocks.append("Notes recorded with this run:\n\n" + "\n".join(notes))
     alt = f"{kernel}: {'achieved rate' if result.on_gpu else 'host time'} per shape"
-    plot = _relative(page_url, plot_site_path(kernel, result, primary))
+    # One plot per colour scheme; Material shows the one whose fragment
+    # matches the scheme (#only-light, #only-dark).
+    images = ""
+    for dark in (False, True):
+        plot = _relative(page_url, plot_site_path(kernel, result, primary, dark))
+        scheme = "dark" if dark else "light"
+        images += (
+            f'<img src="{html.escape(plot)}#only-{scheme}" alt="{html.escape(alt)}">\n'
+        )
+
     blocks.append(
         '<figure class="bench-plot">\n'
-        f'<img src="{html.escape(plot)}" '
-        f'alt="{html.escape(alt)}">\n'
-        f"<figcaption>{caption_html(result, page_url)}</figcaption>\n"
+        f"{images}"
+        f"<figcaption>{plot_shows(result, kernel)}\n"
+        f"<details><summary>The run behind it</summary>"
+        f"{caption_html(result, page_url)}</details></figcaption>\n"
         "</figure>"
     )
     return "\n\n".join(blocks) + "\n"

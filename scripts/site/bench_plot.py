@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from evidence import ROOT, ResultFileError, display_path, enum
 from evidence.benchmarks import Result, load_results, newest_per_device
+from evidence.text import inert
 
 SITE_DIR = "bench"  # where plots and raw files go in the built site
 OK = enum("bench", "row_status")[0]
@@ -42,12 +43,12 @@ def raw_site_path(result: Result) -> str:
 
 
 def plot_site_path(
-    kernel: str, result: Result | None = None, primary: bool = True
+    kernel: str, result: Result | None = None, primary: bool = True, dark: bool = False
 ) -> str:
-    """The kernel's plot; a second device's plot carries its file's hash."""
-    if primary or result is None:
-        return _site_path(f"{kernel}.svg")
-    return _site_path(f"{kernel}-{result.sha256[:12]}.svg")
+    """The kernel's plot; a second device's plot carries its file's hash, and
+    the plot for the dark colour scheme ends in ``-dark``."""
+    stem = kernel if primary or result is None else f"{kernel}-{result.sha256[:12]}"
+    return _site_path(f"{stem}{'-dark' if dark else ''}.svg")
 
 
 def shapes_in_order(rows: list[dict]) -> list[str]:
@@ -72,6 +73,33 @@ SVG_RC = {
     "text.parse_math": False,  # "$" in a file's text is text, not math
 }
 MARKERS = ("o", "s", "^", "D", "v", "P")
+#: The light plot's colours and the dark scheme's for them: text and axes
+#: (black), the ceiling line (0.4 grey), the legend's face (white), against
+#: Material's slate background (hsl(232, 15%, 14%)). The series keep their
+#: colours; the plot's own background is transparent in both.
+DARK_COLOURS = {"#000000": "#e2e4e9", "#666666": "#a6a9b3", "#ffffff": "#1e2029"}
+_COLOUR_RE = re.compile("|".join(DARK_COLOURS))
+
+
+def dark_variant(svg: bytes) -> bytes:
+    """The same plot for the dark colour scheme."""
+    return _COLOUR_RE.sub(lambda m: DARK_COLOURS[m.group(0)], svg.decode()).encode()
+
+
+def plot_shows(result: Result, kernel: str) -> str:
+    """What the plot draws, as its caption's first line."""
+    meta = result.data["kernels"][kernel]
+    if result.on_gpu:
+        unit = "GB/s" if meta["metric"] == "bandwidth" else "TFLOP/s"
+        return (
+            f"{inert(kernel)}: achieved {unit} per shape on "
+            f"{inert(result.data['device']['name'])}, one marker per provider "
+            "(median; bars p20 to p80), with this run's ceiling dashed."
+        )
+    return (
+        f"{inert(kernel)}: host time per shape on a CPU, one marker per provider "
+        "(median; bars p20 to p80; log scale)."
+    )
 
 
 def _plain_number(value: float, _position) -> str:
@@ -173,7 +201,7 @@ def render_svg(result: Result, kernel: str) -> bytes:
             ax.legend(loc="best", fontsize=10)
         fig.tight_layout()
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
     svg = buffer.getvalue()
     _cache[key] = svg
     return svg
@@ -199,9 +227,9 @@ def site_files(results_dir: Path | None = None, root: Path = ROOT) -> dict[str, 
     kernels = sorted({k for r in results for k in r.data["kernels"]})
     for kernel in kernels:
         for i, result in enumerate(newest_per_device(results, kernel)):
-            files[plot_site_path(kernel, result, i == 0)] = plot_or_refuse(
-                result, kernel, root
-            )
+            svg = plot_or_refuse(result, kernel, root)
+            files[plot_site_path(kernel, result, i == 0)] = svg
+            files[plot_site_path(kernel, result, i == 0, dark=True)] = dark_variant(svg)
     for path in files:  # the build writes these under site/: nowhere else
         parts = PurePosixPath(path).parts
         if parts[0] != SITE_DIR or ".." in parts or PurePosixPath(path).is_absolute():

@@ -276,14 +276,36 @@ def _attr(value) -> str:
     return html.escape(str(value), quote=True)
 
 
+LABELS_PATH = Path(__file__).with_name("calculator_labels.yml")
+
+
+@cache
+def field_labels() -> dict[str, str]:
+    """{parameter name: its label in words, with its unit}."""
+    import yaml
+
+    return yaml.safe_load(LABELS_PATH.read_text(encoding="utf-8"))
+
+
+def field_label(name: str) -> str:
+    """The words a field shows; CalculatorError for a name without any."""
+    label = field_labels().get(name)
+    if not label:
+        raise CalculatorError(
+            f"parameter {name} has no label: add one, in words with its unit, "
+            f"to {LABELS_PATH.relative_to(LABELS_PATH.parents[2]).as_posix()}"
+        )
+    return label
+
+
 def field_html(field: Field) -> str:
-    label = (
-        f'<span class="calculator-name">{_attr(field.name)}</span>'
-        f'<span class="calculator-kind">{field.kind}</span>'
-    )
+    label = f'<span class="calculator-name">{_attr(field_label(field.name))}</span>'
+    kind_attr = f' data-kind="{field.kind}"'
     if field.kind == "bool":
         checked = " checked" if field.value else ""
-        control = f'<input name="{_attr(field.name)}" type="checkbox"{checked}>'
+        control = (
+            f'<input name="{_attr(field.name)}" type="checkbox"{checked}{kind_attr}>'
+        )
     else:
         value = "" if field.value is None else f' value="{_attr(field.value)}"'
         kind = {
@@ -291,7 +313,7 @@ def field_html(field: Field) -> str:
             "float": 'type="number" step="any" inputmode="decimal"',
             "str": 'type="text"',
         }[field.kind]
-        control = f'<input name="{_attr(field.name)}" {kind}{value}>'
+        control = f'<input name="{_attr(field.name)}" {kind}{value}{kind_attr}>'
     return f"<label>{label}{control}</label>"
 
 

@@ -146,10 +146,11 @@ def build_nav(roadmap: dict, docs_dir: Path) -> list:
     nav: list = []
     for section in roadmap["sections"]:
         path = section.get("path")
+        name = section.get("tab", section["title"])  # the top bar's short name
         has_children = "items" in section or "modules" in section
         if path and not has_children:
             if page_exists(docs_dir, path):
-                nav.append({section["title"]: path})
+                nav.append({name: path})
             continue
         children: list = []
         if path and page_exists(docs_dir, path):
@@ -166,7 +167,7 @@ def build_nav(roadmap: dict, docs_dir: Path) -> list:
             if built:
                 children.append({module["title"]: built})
         if children:
-            nav.append({section["title"]: children})
+            nav.append({name: children})
     return nav
 
 
@@ -175,11 +176,33 @@ def build_nav(roadmap: dict, docs_dir: Path) -> list:
 # --------------------------------------------------------------------------
 
 
+#: What each label's tooltip says: a label, never a lock.
+ACCESS_TITLES = {
+    "free": "Free: the entry path. Every page is open to read",
+    "premium": "Premium: deeper material, a label only. Every page is open to read",
+}
+
+
 def access_badge(level: str) -> str:
     label = {"free": "Free", "premium": "Premium"}[level]
     return (
         f'<span class="access-badge access-{level}" '
-        f'title="Access level: {label}">{label}</span>'
+        f'title="{ACCESS_TITLES[level]}">{label}</span>'
+    )
+
+
+ACCESS_BADGE_RE = re.compile(
+    r'<span class="access-badge access-(?:free|premium)"[^>]*>\w+</span>'
+)
+
+
+def link_access_badges(output: str, access_page: str) -> str:
+    """Every access badge in a built page (the tables' and lists') becomes a
+    link to the page that says what the labels mean; run before the
+    heading's own linked badge is added."""
+    return ACCESS_BADGE_RE.sub(
+        lambda m: f'<a class="access-link" href="{access_page}">{m.group(0)}</a>',
+        output,
     )
 
 
@@ -347,6 +370,31 @@ def _section_list(roadmap: dict, docs_dir: Path, src: str, title: str) -> str:
     raise PluginError(f"docs/{src}: no roadmap section titled {title!r}")
 
 
+def access_list(roadmap: dict, docs_dir: Path, src: str, level: str) -> str:
+    """Every built page at one access level, one line per roadmap section:
+    the section's name, then its pages' links in path order."""
+    if level not in ACCESS_LEVELS:
+        raise PluginError(
+            f"docs/{src}: roadmap access {level!r}: not one of {ACCESS_LEVELS}"
+        )
+    lines = []
+    for section in roadmap["sections"]:
+        entries = [section] if "path" in section and "access" in section else []
+        entries += list(section.get("items", []))
+        for module in section.get("modules", []):
+            entries += list(module.get("items", []))
+        links = [
+            _link(src, e["path"], e["title"])
+            for e in entries
+            if e["access"] == level
+            and page_exists(docs_dir, e["path"])
+            and e["path"] != src
+        ]
+        if links:
+            lines.append(f"- *{section['title']}* ({len(links)}): {', '.join(links)}")
+    return "\n".join(lines) + "\n"
+
+
 def expand_roadmap(
     markdown: str,
     src: str,
@@ -375,6 +423,8 @@ def expand_roadmap(
             return start_link(roadmap, docs_dir, src, arg)
         if what == "link":
             return page_link(roadmap, docs_dir, src, arg)
+        if what == "access":
+            return access_list(roadmap, docs_dir, src, arg)
         if what == "next":
             return next_on_path(roadmap, docs_dir, src, arg or src)
         raise PluginError(f"docs/{src}: unknown roadmap placeholder {what!r}")

@@ -167,11 +167,16 @@ def overlap(
     """Llama-3 8B, one 8,192-token sequence per GPU, gradients all-reduced
     over InfiniBand NDR across `data_parallel` GPUs: the backward pass, the
     communication, and what is left exposed after the last layer."""
-    if not bucket_mib > 0:
-        raise ValueError(f"bucket_mib must be positive, got {bucket_mib!r}")
+    total_mib = sum(llama_8b_tensors(data_parallel)[1]) / 2**20
+    if not 0 < bucket_mib <= total_mib:
+        raise ValueError(
+            f"bucket_mib must be positive and at most the gradients' "
+            f"{total_mib:,.0f} MiB, got {bucket_mib!r}"
+        )
     tl = scenario(bucket_mib, contention, launch_delay_us, data_parallel)
+    count = len(tl["buckets"])
     return (
-        f"{len(tl['buckets'])} buckets; backward alone "
+        f"{count} bucket{'s' if count != 1 else ''}; backward alone "
         f"{tl['compute_alone'] * 1e3:.0f} ms, communication "
         f"{tl['communication'] * 1e3:.0f} ms; the step's backward ends "
         f"{tl['exposed'] * 1e3:.0f} ms later than compute alone would"

@@ -6,7 +6,10 @@ distinctive text is the numbers and bold key phrases it states that neither
 its question (the text since the previous fold or heading) nor the lesson's
 prose before it already gives: what the reader is asked to work out. Such
 text printed by a "Run it yourself" box, or shown in a predict box's
-question, answers the exercise before the reader tries it.
+question, answers the exercise before the reader tries it. So does a line
+of a run box's output that the answer repeats word for word, even when the
+lesson's prose shows the same numbers (which excuses them above): the
+reader walk of 2026-12-02 found such a fold just above the exercises.
 """
 
 from __future__ import annotations
@@ -47,6 +50,33 @@ def article_of(page_html: str) -> str:
     return page_html[start : page_html.find("</article>", start)]
 
 
+PRE_RE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)
+ROW_RE = re.compile(r"<tr>(.*?)</tr>", re.S)
+MIN_LINE = 20  # a shorter printed line ("pass", "n=257") is no answer alone
+
+
+def printed_lines(run_outputs: list[str]) -> list[str]:
+    """Each line a run box prints (a text block's lines, a table's rows),
+    its spaces collapsed, if it is long enough to be an answer."""
+    lines = []
+    for body in run_outputs:
+        for pre in PRE_RE.findall(body):
+            lines += html_lib.unescape(re.sub(r"<[^>]+>", "", pre)).split("\n")
+        lines += [text_of(row) for row in ROW_RE.findall(body)]
+    return sorted({re.sub(r"\s+", " ", x).strip() for x in lines} - {""})
+
+
+def repeated_lines(before: str, answer_body: str) -> list[str]:
+    """The run-box lines above an answer that the answer repeats."""
+    outputs = [m["body"] for m in RUN_OUTPUT_RE.finditer(before)]
+    body = text_of(answer_body)
+    return [
+        line
+        for line in printed_lines(outputs)
+        if len(line) >= MIN_LINE and line in body
+    ]
+
+
 def leaks(page_html: str) -> list[str]:
     """'answer N (summary): numbers' for each answer whose distinctive
     numbers a run box prints or a predict box asks before the reader
@@ -80,6 +110,7 @@ def leaks(page_html: str) -> list[str]:
                 if token not in question and token not in prose and token in shown
             }
         )
+        numbers += [f'"{line}"' for line in repeated_lines(before, answer["body"])]
         if numbers:
             summary = text_of(answer["summary"]).strip()
             found.append(f"answer {number} ({summary}): {', '.join(numbers)}")

@@ -12,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "mkdocs.yml"
 HOOKS = "scripts/site/hooks.py"
+THEME_HOOKS = "scripts/site/theme_hooks.py"
 PROPERDOCS = [sys.executable, "-m", "properdocs"]
 # ProperDocs' own MkDocs 2 notice, and Material's.
 QUIET = {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
@@ -117,6 +118,8 @@ def variant_config(tmp: Path, pages: dict[str, str]) -> Path:
     config = CONFIG.read_text(encoding="utf-8")
     config = re.sub(r"^docs_dir: .*$", f"docs_dir: {docs}", config, flags=re.M)
     config = config.replace(f"- {HOOKS}", f"- {ROOT / HOOKS}")
+    config = config.replace(f"- {THEME_HOOKS}", f"- {ROOT / THEME_HOOKS}")
+    config = re.sub(r"^(\s+custom_dir: )(\S+)$", rf"\g<1>{ROOT}/\2", config, flags=re.M)
     path = tmp / "mkdocs.yml"
     path.write_text(config, encoding="utf-8")
     return path

@@ -4,6 +4,8 @@ access level or mistitles a code block."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -194,3 +196,19 @@ def _mkdocs_config() -> dict:
     Loader.add_multi_constructor("!", lambda loader, tag, node: None)
     Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
     return yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
+
+
+def test_every_page_links_to_the_repository_in_its_footer(site_build):
+    # A plain link derived from SITE_EDIT_URI (scripts/site/repository.py),
+    # and the clone command on "How to run the code" points at it too.
+    site, _ = site_build
+    repository = REPOSITORY["SITE_EDIT_URI"].split("/edit/")[0]
+    missing = [
+        html.parent.relative_to(site).as_posix()
+        for html in sorted(site.rglob("index.html"))
+        if 'site-repository">' not in (text := html.read_text(encoding="utf-8"))
+        or f'<a href="{repository}">' not in text
+    ]
+    assert not missing, f"pages without the repository link: {missing}"
+    setup = (site / "reference/how-to-run-the-code/index.html").read_text()
+    assert f"git clone {repository}.git" in re.sub(r"<[^>]+>", "", setup)

@@ -166,6 +166,25 @@ def test_no_run_box_or_predict_box_gives_an_exercise_answer_away(built_site):
     assert not found, "\n".join(found)
 
 
+def test_the_answer_check_catches_an_answer_that_repeats_a_printed_line():
+    # The numbers are in the lesson's prose too (a table above), which
+    # excuses them; the answer repeating the run box's line word for word
+    # does not.
+    line = "12 block(s) per SM, 48 of 64 warps: occupancy 75.0%"
+    page = (
+        f"<article><h2>Worked</h2><p>A table: 12, 48, 75.0%.</p>"
+        '<div class="admonition example"><details class="note">'
+        f"<summary>What it prints</summary><pre><code>{line}\nother</code></pre>"
+        "</details></div><h2>Exercises</h2><p>How many blocks fit?</p>"
+        '<details class="success"><summary>Answer</summary>'
+        f"<p>{line}, limited by registers.</p></details></article>"
+    )
+    assert leaks(page) == [f'answer 1 (Answer): "{line}"']
+    # The same numbers in the answer's own words are not a repeated line.
+    reworded = page.replace(f"<p>{line}, limited", "<p>12 blocks, 48 warps: 75.0%,")
+    assert leaks(reworded) == []
+
+
 def test_the_answer_check_catches_a_run_box_that_prints_the_answer():
     page = (
         "<article><h2>Worked</h2><p>The cap is 1.25×.</p>"

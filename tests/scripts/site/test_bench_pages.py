@@ -71,7 +71,12 @@ def test_gpu_result_renders_table_plot_and_caption(tree):
     assert "torch 2.11.0 (CUDA 12.8), Triton 3.6.0" in text
     assert "2025-01-02 03:04:05 UTC" in text
     # Links are relative to the page (three folders deep here).
-    assert 'src="../../../bench/fixture_add.svg"' in text
+    assert 'src="../../../bench/fixture_add.svg#only-light"' in text
+    # The dark scheme's plot, and a caption that says what the plot shows
+    # with the run's identity folded under it.
+    assert 'src="../../../bench/fixture_add-dark.svg#only-dark"' in text
+    assert ": achieved GB/s per shape on Synthetic GPU" in text
+    assert "<details><summary>The run behind it</summary>" in text
     assert 'href="../../../bench/results/gpu_valid.json" download' in text
 
 
@@ -81,7 +86,7 @@ def test_flop_kernel_uses_its_own_baselines_for_r(tree):
     # R = best of eager, compile and the library op (1.45) / triton (1.8).
     assert f"| {1.45 / 1.8:.2f} | FLOP-bound |" in text
     assert "matmul ceiling" in text
-    assert 'src="bench/fixture_mm.svg"' in text
+    assert 'src="bench/fixture_mm.svg#only-light"' in text
 
 
 def test_cpu_result_is_labelled_cpu_everywhere(tree):
@@ -478,6 +483,7 @@ def test_two_devices_are_shown_side_by_side_never_mixed(tree):
     assert text.index("#### Another GPU") < text.index("#### Synthetic GPU")
     files = bench_plot.site_files(results, root)
     plots = [p for p in files if p.startswith("bench/fixture_add")]
-    assert len(plots) == 2
+    assert len(plots) == 4  # each device's, light and dark
     for plot in plots:
-        assert f'src="{plot}"' in text
+        scheme = "dark" if plot.endswith("-dark.svg") else "light"
+        assert f'src="{plot}#only-{scheme}"' in text

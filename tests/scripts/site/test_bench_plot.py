@@ -37,3 +37,14 @@ def test_a_failed_plot_names_the_file_not_a_traceback(tmp_path, monkeypatch):
     assert "UnicodeEncodeError" in message and "\n" not in message
     with pytest.raises(ResultFileError, match="results/bench/gpu.json: the plot"):
         bench_plot.site_files(folder, tmp_path)
+
+
+def test_the_dark_plot_swaps_ink_and_legend_face_but_keeps_the_series():
+    light = (
+        b'<path style="fill: #ffffff"/><text style="fill: #000000">x</text>'
+        b'<path style="stroke: #1f77b4"/><path style="stroke: #666666"/>'
+    )
+    dark = bench_plot.dark_variant(light).decode()
+    assert "#000000" not in dark and "#ffffff" not in dark and "#666666" not in dark
+    assert "#1f77b4" in dark  # a series keeps its colour
+    assert bench_plot.plot_site_path("k", dark=True) == "bench/k-dark.svg"

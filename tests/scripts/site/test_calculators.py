@@ -108,7 +108,7 @@ def test_calculator_markup_follows_the_contract():
     assert f'data-calculator="{AMDAHL}:overall_speedup"' in out
     assert re.search(
         r'<input name="kernel_fraction" type="number" step="any"[^>]*'
-        r' value="0.2">',
+        r' value="0.2" data-kind="float">',
         out,
     )
     assert '<input name="kernel_speedup" type="number" step="any"' in out
@@ -190,3 +190,16 @@ def test_missing_pyodide_fails_naming_the_page(monkeypatch, tmp_path):
     monkeypatch.setattr(calculators, "PYODIDE_SOURCE", tmp_path)
     with pytest.raises(PluginError, match=r"docs/kernels/example\.md: .*make install"):
         calculators.check_pyodide(PAGE)
+
+
+def test_each_field_shows_its_label_in_words_not_its_parameter_name():
+    field = calculators.Field("bucket_mib", "float", 25.0)
+    html = calculators.field_html(field)
+    assert '<span class="calculator-name">bucket size (MiB)</span>' in html
+    assert 'name="bucket_mib"' in html and 'data-kind="float"' in html
+    assert "calculator-kind" not in html
+
+
+def test_a_parameter_without_a_label_fails_naming_it():
+    with pytest.raises(calculators.CalculatorError, match="no_such_parameter"):
+        calculators.field_html(calculators.Field("no_such_parameter", "int", 1))
