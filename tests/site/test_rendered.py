@@ -116,6 +116,7 @@ ALLOWED = frozenset(
         "3-D",  # forms
         "3.6",
         "3.8",
+        "3.11",  # the Python version the project pins
         "9.0",
         "10.0",
         "12.0",  # Triton and compute capability versions
