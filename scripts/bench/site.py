@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import resource
 import shutil
 import signal
@@ -217,11 +218,19 @@ def edited_config(ctx: Context) -> Path:
     page = docs / "kernels" / "index.md"
     page.write_text(page.read_text("utf-8") + "\nOne more sentence.\n", "utf-8")
     text = (ctx.root / "mkdocs.yml").read_text("utf-8")
-    hooks = "- scripts/site/hooks.py"
-    if "docs_dir: docs\n" not in text or hooks not in text:
-        raise Failed("mkdocs.yml no longer names docs_dir and the hooks as expected")
-    text = text.replace("docs_dir: docs\n", f"docs_dir: {docs}\n")
-    text = text.replace(hooks, f"- {ctx.root / 'scripts/site/hooks.py'}")
+    if not re.search(r"^docs_dir: docs$", text, re.M):
+        raise Failed("mkdocs.yml no longer says docs_dir: docs")
+    text = re.sub(r"^docs_dir: docs$", f"docs_dir: {docs}", text, flags=re.M)
+    # Paths the config gives relative to itself (hooks, the theme's
+    # overrides) must still name the checkout's files from the scratch copy.
+    text = re.sub(
+        r"^(\s*-\s+)(scripts/\S+\.py)", lambda m: m[1] + str(ctx.root / m[2]),
+        text, flags=re.M,
+    )  # fmt: skip
+    text = re.sub(
+        r"^(\s*custom_dir:\s*)(\S+)", lambda m: m[1] + str(ctx.root / m[2]),
+        text, flags=re.M,
+    )  # fmt: skip
     config = ctx.scratch / "mkdocs-edited.yml"
     config.write_text(text, "utf-8")
     return config

@@ -93,6 +93,8 @@ def test_the_prose_edit_never_touches_docs(tmp_path):
     text = config.read_text()
     assert f"docs_dir: {tmp_path / 'edited-docs'}" in text
     assert f"- {ROOT / 'scripts/site/hooks.py'}" in text
+    assert f"- {ROOT / 'scripts/site/theme_hooks.py'}" in text
+    assert f"custom_dir: {ROOT / 'overrides'}" in text
     edited = tmp_path / "edited-docs" / "kernels" / "index.md"
     assert edited.read_bytes().endswith(b"One more sentence.\n")
     assert (ROOT / "docs" / "kernels" / "index.md").read_bytes() == before
