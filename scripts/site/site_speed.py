@@ -36,7 +36,11 @@ def _cell(entry: dict | None) -> tuple[str, str]:
 
 
 def _heading(run: dict) -> str:
-    load = run["machine"]["load_before"][0]
+    """The run's day and the machine's load while it measured: the median
+    one-minute load average taken after each figure (the load before the run
+    is a minute old when the run starts)."""
+    loads = sorted(e["load"][0] for e in run["measurements"] if "load" in e)
+    load = loads[len(loads) // 2] if loads else run["machine"]["load_after"][0]
     day = run["identity"]["started_utc"][:10]
     return f"{day}, load {load:.1f}"
 

@@ -65,8 +65,10 @@ def write(folder, name, data):
 def test_the_table_has_a_row_per_budget_and_a_column_pair_per_run(tmp_path):
     loaded = copy.deepcopy(RUN)
     loaded["identity"]["started_utc"] = "2026-12-03T11:00:00Z"
-    loaded["machine"]["load_before"] = [4.0, 3.0, 2.0]
-    loaded["measurements"][0].update(seconds=24.0, calibration_s=1.0)
+    loaded["machine"]["load_before"] = [0.2, 3.0, 2.0]  # a minute old
+    loaded["measurements"][0].update(
+        seconds=24.0, calibration_s=1.0, load=[4.0, 3.0, 2.0]
+    )
     write(tmp_path, "a.json", RUN)
     write(tmp_path, "b.json", loaded)
     lines = site_speed.speed_table(tmp_path).splitlines()
