@@ -28,7 +28,10 @@ CLICK_RUN = """el => { const runs = Number(el.dataset.runs || 0);
 RAN = "([el, runs]) => Number(el.dataset.runs || 0) > runs"
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a built site without logging; a page left mid-download (the
+    next goto) is not an error."""
+
     def log_message(self, *args):
         pass
 
@@ -103,7 +106,7 @@ def calculator_runs(ctx, limit_s: float) -> dict:
         raise Skip("fewer than two pages with a calculator")
     from playwright.sync_api import Error, sync_playwright
 
-    handler = functools.partial(_Quiet, directory=str(ctx.site))
+    handler = functools.partial(QuietHandler, directory=str(ctx.site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/"

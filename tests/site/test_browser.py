@@ -31,13 +31,13 @@ from urllib.parse import urlparse
 
 import pytest
 
+from scripts.bench.site_browser import CHROMIUM, CHROMIUM_ARGS, QuietHandler
 from scripts.site.glossary import load_terms
 from tests.helpers.shared import once_per_session
 from tests.site.sitebuild import ROOT
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 LESSON = "kernels/where-time-goes/connect-kernel-work-to-the-service/"
 LESSON_TITLE = "Connect kernel work to the service"
 SNIPPET = ROOT / "snippets/lib/amdahl.py"
@@ -115,16 +115,6 @@ FIRST_VISIT_RUN_TARGET_S = 4.0
 VALID_TRIALS = 3
 INVALID_CANDIDATES = (-1, 0)
 FIRST_RUN_HANG_S = 10 * FIRST_VISIT_RUN_TARGET_S
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def browser_available() -> bool:
@@ -139,18 +129,6 @@ def server(built_site):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     httpd.shutdown()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def handle(self):
-        # A page left mid-download (the next goto) is not an error.
-        try:
-            super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
 
 @pytest.fixture(scope="module")
