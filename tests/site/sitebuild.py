@@ -16,9 +16,9 @@ THEME_HOOKS = "scripts/site/theme_hooks.py"
 PROPERDOCS = [sys.executable, "-m", "properdocs"]
 # ProperDocs' own MkDocs 2 notice, and Material's.
 QUIET = {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
-#: A build that has not finished by then hung: twenty times the cold build's
+#: A build that has not finished by then hung: eighty times the cold build's
 #: 15 s budget, so a busy machine is never taken for a hang.
-BUILD_HANG_S = 300
+BUILD_HANG_S = 1200
 #: What the Pages workflow passes (.github/workflows/pages.yml), with a stand-in
 #: repository: the real site is tested with its "Edit this page" links on.
 REPOSITORY = {
