@@ -67,13 +67,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import evidence as results
+import evidence
 from kernels import devices
 from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
 from scripts.artifacts.partitions import partitions
 
-ROOT = results.ROOT
-ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"
+ROOT = evidence.ROOT
+ARTIFACT_DIR = evidence.RESULTS_DIR / "artifacts"
 #: The GPU machine runs an older Triton than the CPU machines: every kernel
 #: is also compiled with it, into its own folder, so the facts that differ
 #: between the two compilers are on record (make artifacts-triton36).
@@ -195,7 +195,7 @@ def source_path(kernel: str) -> Path:
     ``kernels/<kernel>.py``, or the ``versions.py`` of a ``kernels/<kernel>/``
     package (its kernels; ``describe.py`` holds the builds, whose inputs
     the staleness check compares field by field)."""
-    path = results.kernel_artifact_source(kernel)
+    path = evidence.kernel_artifact_source(kernel)
     if path is None:
         raise BuildError(
             f"{kernel}: expected kernels/{kernel}.py or kernels/{kernel}/versions.py"
@@ -219,7 +219,7 @@ def load_artifact(
     kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
 ) -> dict:
     """A kernel's artifact file, validated against the schema."""
-    return results.read(KIND, artifact_path(kernel, out_dir, target)).data
+    return evidence.read(KIND, artifact_path(kernel, out_dir, target)).data
 
 
 def load_build(
@@ -261,16 +261,16 @@ def _stale(
         return problems
     try:
         artifact = load_artifact(kernel, out_dir, target)
-    except results.ResultFileError as exc:
+    except evidence.ResultFileError as exc:
         problems.append(f"{kernel}: {exc}; {rebuild}")
         return problems
     if artifact["target"] != target:
         problems.append(f"{kernel}: {path.name} holds {artifact['target']}; {rebuild}")
         return problems
     source = source_path(kernel)
-    if artifact["source_sha256"] != results.sha256_file(source):
+    if artifact["source_sha256"] != evidence.sha256_file(source):
         problems.append(
-            f"{kernel}: {results.display_path(source)} changed since its "
+            f"{kernel}: {evidence.display_path(source)} changed since its "
             f"{target} artifact was built; {rebuild}"
         )
     wanted = [plan.inputs() for plan in plans(descriptors[kernel], target)]
@@ -486,7 +486,7 @@ def describe_compiled(compiled, target: str, where: str) -> dict:
         "num_stages": int(compiled.metadata.num_stages),
         "shared_bytes": int(compiled.metadata.shared),
         **_resource_usage(cubin, ptx, target),
-        "cubin_sha256": results.sha256_bytes(cubin),
+        "cubin_sha256": evidence.sha256_bytes(cubin),
         "ptx_opcodes": _opcode_counts(ptx_lines),
         "sass_opcodes": _opcode_counts(sass),
         "ptx_excerpt": _excerpt(ptx_lines, _INTERESTING_PTX),
@@ -512,7 +512,7 @@ def build_kernel(
         "schema": SCHEMA,
         "kernel": kernel,
         "source": source.relative_to(ROOT).as_posix(),
-        "source_sha256": results.sha256_file(source),
+        "source_sha256": evidence.sha256_file(source),
         "target": target,
         "triton_version": triton.__version__,
         "ptxas_version": tool_version("ptxas", target),
@@ -522,7 +522,7 @@ def build_kernel(
             if not builds or plan.build.build in builds
         ],
     }
-    return results.write(KIND, artifact_path(kernel, out_dir, target), artifact)
+    return evidence.write(KIND, artifact_path(kernel, out_dir, target), artifact)
 
 
 def _folder_version(out: Path) -> str | None:
@@ -593,8 +593,8 @@ def main(argv: list[str] | None = None) -> int:
         for kernel in args.kernels or known:
             for target in targets:
                 path = build_kernel(descriptors[kernel], args.out, args.build, target)
-                print(f"{kernel}: wrote {results.display_path(path)}")
-    except (BuildError, results.ResultFileError) as exc:
+                print(f"{kernel}: wrote {evidence.display_path(path)}")
+    except (BuildError, evidence.ResultFileError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -28,11 +28,11 @@ import re
 import sys
 from pathlib import Path
 
-import evidence as results
+import evidence
 from scripts.cli import OneLineParser
 
 PROG = "python -m scripts.artifacts.gluon"
-OUT = results.RESULTS_DIR / "artifacts" / "gluon"
+OUT = evidence.RESULTS_DIR / "artifacts" / "gluon"
 SOURCE = "kernels/matmul/gluon.py"
 GLUON_TARGETS = {"sm_90a": 90, "sm_100a": 100}
 BUILD = "gluon-bf16-tma-persistent"
@@ -154,7 +154,7 @@ def build_all(out: Path = OUT) -> list[Path]:
 
     from scripts.artifacts.build import tool_version
 
-    source = results.ROOT / SOURCE
+    source = evidence.ROOT / SOURCE
     written, layouts = [], {}
     for target in GLUON_TARGETS:
         compiled = compile_gluon(target)
@@ -162,14 +162,14 @@ def build_all(out: Path = OUT) -> list[Path]:
             "schema": 2,
             "kernel": "matmul",
             "source": SOURCE,
-            "source_sha256": results.sha256_file(source),
+            "source_sha256": evidence.sha256_file(source),
             "target": target,
             "triton_version": triton.__version__,
             "ptxas_version": tool_version("ptxas", target),
             "builds": [gluon_record(target, compiled)],
         }
         written.append(
-            results.write("artifact", out / f"matmul.{target}.json", artifact)
+            evidence.write("artifact", out / f"matmul.{target}.json", artifact)
         )
         layouts[target] = {
             BUILD: ttgir_layouts(compiled.asm["ttgir"]),
@@ -177,10 +177,10 @@ def build_all(out: Path = OUT) -> list[Path]:
         }
     path = out / "layouts.json"
     path.write_text(
-        results.dumps(
+        evidence.dumps(
             {
                 "triton_version": triton.__version__,
-                "source_sha256": results.sha256_file(source),
+                "source_sha256": evidence.sha256_file(source),
                 "targets": layouts,
             }
         ),
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     for path in build_all(args.out):
-        print(f"wrote {results.display_path(path)}")
+        print(f"wrote {evidence.display_path(path)}")
     return 0
 
 

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import evidence as results
+import evidence
 from scripts.catalog import PATH, catalog
 
 EXIT_OK = 0
@@ -30,15 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     data = catalog()
-    shown = results.display_path(args.out)
+    shown = evidence.display_path(args.out)
     if args.check:
         committed = args.out.read_text("utf-8") if args.out.is_file() else None
-        if committed != results.dumps(data):
+        if committed != evidence.dumps(data):
             print(f"{shown} is out of date: run make catalog", file=sys.stderr)
             return EXIT_STALE
         print(f"{shown} is up to date")
         return EXIT_OK
-    results.write("catalog", args.out, data)
+    evidence.write("catalog", args.out, data)
     print(f"wrote {shown}")
     return EXIT_OK
 

@@ -13,7 +13,7 @@ the two pages cannot disagree.
 
 from __future__ import annotations
 
-import evidence as results
+import evidence
 from evidence.benchmarks import RESULTS_DIR, load_results, newest
 from evidence.tables import markdown_table
 from evidence.text import inert, plain_word
@@ -29,7 +29,7 @@ from scripts.site.qualify_pages import (
 )
 
 BENCH_DIR = RESULTS_DIR
-ARTIFACT_FILE = results.RESULTS_DIR / "artifacts" / "residual_add_relu.sm_90a.json"
+ARTIFACT_FILE = evidence.RESULTS_DIR / "artifacts" / "residual_add_relu.sm_90a.json"
 #: The baselines R is taken against: the faster of the two.
 R_BASELINES = ["eager", "compile"]
 
@@ -217,7 +217,7 @@ def cpu_comparison() -> str:
 def identity() -> str:
     verdict = committed(KERNEL)
     kernel_file = verdict["contract"]["kernel_file"]
-    current = results.sha256_file(ROOT / kernel_file)
+    current = evidence.sha256_file(ROOT / kernel_file)
 
     def match(sha: str) -> str:
         if sha == current:
@@ -254,7 +254,7 @@ def identity() -> str:
     if not ARTIFACT_FILE.is_file():
         rows.append(["compiled artifact", "not built yet"])
     else:
-        artifact = results.read("artifact", ARTIFACT_FILE).data
+        artifact = evidence.read("artifact", ARTIFACT_FILE).data
         rows.append(
             [
                 "compiled artifact",

@@ -16,7 +16,7 @@ import pytest
 import torch
 import triton
 
-import evidence as results
+import evidence
 from kernels.descriptor import Launch, discover
 from scripts.artifacts import build as artifacts
 from scripts.artifacts.build import load_build
@@ -150,7 +150,7 @@ def test_build_names_are_unique_per_kernel():
     ids=lambda p: p.name.removesuffix(".json"),
 )
 def test_every_committed_file_validates_against_the_schema(path):
-    data = results.read("artifact", path).data
+    data = evidence.read("artifact", path).data
     assert path.name == f"{data['kernel']}.{data['target']}.json"
     assert data["schema"] == artifacts.SCHEMA
     for record in data["builds"]:
@@ -182,11 +182,11 @@ def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
     record = artifacts.load_artifact("residual_add_relu")
     record["builds"][1]["registers"] = "many"
     path = tmp_path / "residual_add_relu.sm_90a.json"
-    with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
-        results.write("artifact", path, record)  # refused on write...
+    with pytest.raises(evidence.ResultFileError, match=r"builds\[1\]\.registers"):
+        evidence.write("artifact", path, record)  # refused on write...
     assert not path.exists()
     path.write_text(json.dumps(record))
-    with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
+    with pytest.raises(evidence.ResultFileError, match=r"builds\[1\]\.registers"):
         artifacts.load_artifact("residual_add_relu", tmp_path)  # ...and on read
     problems = artifacts.stale_artifacts(
         tmp_path,
@@ -199,8 +199,8 @@ def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
 def test_the_snippet_fixture_is_a_valid_artifact():
     # tests/snippets/lib/fixtures/matmul.sm_90a.json stands in for a
     # real artifact; it must keep the real format.
-    fixture = results.ROOT / "tests/snippets/lib/fixtures/matmul.sm_90a.json"
-    results.read("artifact", fixture)
+    fixture = evidence.ROOT / "tests/snippets/lib/fixtures/matmul.sm_90a.json"
+    evidence.read("artifact", fixture)
 
 
 # ------------------------------------------------------------ the facts
@@ -542,7 +542,7 @@ def test_the_second_tritons_artifacts_are_current_too():
     # `make artifacts-triton36` whenever a kernel changes.
     assert artifacts.stale_artifacts(artifacts.SECOND_DIR) == []
     for path in sorted(artifacts.SECOND_DIR.glob("*.json")):
-        data = results.read("artifact", path).data
+        data = evidence.read("artifact", path).data
         assert data["triton_version"].startswith(artifacts.SECOND_TRITON + ".")
 
 
@@ -830,7 +830,7 @@ def test_one_matmul_source_takes_each_targets_matrix_instructions(
 
 def test_every_target_records_its_architecture_and_ptxas():
     for path in sorted(artifacts.ARTIFACT_DIR.glob("*.json")):
-        data = results.read("artifact", path).data
+        data = evidence.read("artifact", path).data
         target = path.name.split(".")[1]
         assert data["target"] == target
         for record in data["builds"]:
@@ -846,7 +846,7 @@ def test_no_sm_120a_build_needs_more_shared_memory_than_a_block_gets():
     over = sorted(
         (data["kernel"], record["build"])
         for path in artifacts.ARTIFACT_DIR.glob("*.sm_120a.json")
-        for data in [results.read("artifact", path).data]
+        for data in [evidence.read("artifact", path).data]
         for record in data["builds"]
         if record["shared_bytes"] > limit
     )
