@@ -56,7 +56,6 @@ the cubin does not embed this checkout's path; the instructions are the same.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import re
 import subprocess
@@ -69,7 +68,13 @@ from typing import Any
 
 import evidence
 from kernels import devices
-from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
+from kernels.descriptor import (
+    ArtifactBuild,
+    Descriptor,
+    Launch,
+    discover,
+    kernel_module,
+)
 from scripts.artifacts.partitions import partitions
 
 ROOT = evidence.ROOT
@@ -125,8 +130,7 @@ class Plan:
 
 def kernel_function(kernel: str, function: str):
     """The ``@triton.jit`` function (or the interpreter's stand-in)."""
-    module = importlib.import_module(f"kernels.{kernel}")
-    fn = getattr(module, function, None)
+    fn = getattr(kernel_module(kernel), function, None)
     if fn is None:
         raise BuildError(f"{kernel}: kernels.{kernel} has no function {function!r}")
     return fn

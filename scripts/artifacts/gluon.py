@@ -132,7 +132,7 @@ def triton_ttgir(target: str) -> str:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from kernels.matmul import DESCRIPTOR
+    from kernels.matmul.describe import DESCRIPTOR
     from scripts.artifacts.build import kernel_function, plan
 
     (build,) = [b for b in DESCRIPTOR.artifact_builds if b.build == TRITON_BUILD]

@@ -22,8 +22,6 @@ from scripts.site.bench_pages import ratio_r, target_text
 from scripts.site.qualify_pages import (
     KERNEL,
     ROOT,
-    _corpus,
-    _table,
     committed,
     contract,
 )
@@ -269,12 +267,12 @@ def identity() -> str:
             rows.append(
                 [f"cubin {_code(build['build'])}", _code(build["cubin_sha256"])]
             )
-    return _table(["what", "identity"], rows)
+    return markdown_table(["what", "identity"], rows, escape=False) + "\n"
 
 
 def correctness() -> str:
     verdict = committed(KERNEL)
-    corpus = _corpus()["candidates"]
+    corpus = committed("corpus")["candidates"]
     c = verdict["counts"]
     broken = sum(e["expected_status"] == "rejected" for e in corpus)
     good = sum(e["expected_status"] == "qualified" for e in corpus)
@@ -399,7 +397,7 @@ def results_table() -> str:
         "faster baseline",
         "custom kernel",
     ]
-    return _table(header, rows)
+    return markdown_table(header, rows, escape=False) + "\n"
 
 
 def rounds() -> str:

@@ -17,7 +17,7 @@ import torch
 import triton
 
 import evidence
-from kernels.descriptor import Launch, discover
+from kernels.descriptor import Launch, discover, kernel_module
 from scripts.artifacts import build as artifacts
 from scripts.artifacts.build import load_build
 
@@ -108,7 +108,7 @@ def test_every_committed_artifact_belongs_to_a_descriptor():
 @pytest.mark.parametrize("plan", PLANS, ids=_plan_id)
 def test_plan_matches_its_function(plan):
     # Checked without compiling: the parameters, in order, and their values.
-    module = sys.modules[f"kernels.{plan.kernel}"]
+    module = kernel_module(plan.kernel)
     params = getattr(module, plan.launch.kernel).arg_names
     assert list(plan.signature) == params
     constexprs = {n for n, t in plan.signature.items() if t == "constexpr"}
@@ -359,7 +359,7 @@ def _assert_no_spills(record):
 
 
 def test_matmul_artifacts_are_built_with_the_launcher_configs():
-    import kernels.matmul as mm
+    import kernels.matmul.versions as mm
 
     builds = {
         "bf16-aligned": torch.bfloat16,
@@ -432,7 +432,7 @@ def test_matmul_without_alignment_hints_loads_one_element_at_a_time():
 
 
 def test_softmax_artifacts_are_built_with_the_launcher_configs():
-    import kernels.softmax as sm
+    import kernels.softmax.versions as sm
 
     widest = load_build("softmax", "v1-bf16-16384")
     assert widest["constexprs"]["BLOCK"] == sm.FUSED_MAX_BLOCK
@@ -463,7 +463,7 @@ def test_softmax_moves_16_bytes_per_access_and_never_spills(build, itemsize, loo
 
 @pytest.mark.parametrize("target", artifacts.TARGETS)
 def test_attention_artifacts_are_built_with_the_launcher_configs(target):
-    import kernels.attention as at
+    import kernels.attention.versions as at
 
     picks = {
         "attention_v1_kernel": lambda dtype, D, target: at.config_for(dtype, D),
