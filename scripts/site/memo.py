@@ -18,7 +18,8 @@ from evidence.benchmarks import RESULTS_DIR, load_results, newest
 from evidence.tables import markdown_table
 from evidence.text import inert, plain_word
 from scripts.site.bench_format import format_time
-from scripts.site.bench_pages import ratio_r, target_text
+from scripts.site.bench_goals import target_text
+from scripts.site.bench_pages import ratio_r
 from scripts.site.qualify_pages import (
     KERNEL,
     ROOT,
