@@ -55,7 +55,6 @@ the cubin does not embed this checkout's path; the instructions are the same.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import subprocess
@@ -76,6 +75,7 @@ from kernels.descriptor import (
     kernel_module,
 )
 from scripts.artifacts.partitions import partitions
+from scripts.cli import OneLineParser
 
 ROOT = evidence.ROOT
 ARTIFACT_DIR = evidence.RESULTS_DIR / "artifacts"
@@ -539,9 +539,8 @@ def main(argv: list[str] | None = None) -> int:
     """The command line; ``python -m scripts.artifacts`` sets
     TRITON_INTERPRET=0 before calling it."""
     description = f"Compile the kernels' artifact builds for {', '.join(TARGETS)}."
-    parser = argparse.ArgumentParser(prog=PROG, description=description)
+    parser = OneLineParser(prog=PROG, tool=PROG, description=description)
     # Every mistake on the command line is one line on stderr, exit status 2.
-    parser.error = lambda message: parser.exit(2, f"{PROG}: error: {message}\n")
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
     parser.add_argument(
         "--out",

@@ -9,19 +9,21 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import evidence
 from scripts.catalog import PATH, catalog
+from scripts.cli import OneLineParser
 
 EXIT_OK = 0
 EXIT_STALE = 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scripts.catalog")
+    parser = OneLineParser(
+        prog="python -m scripts.catalog", tool="python -m scripts.catalog"
+    )
     parser.add_argument("--out", type=Path, default=PATH, help="file to write")
     parser.add_argument(
         "--check",
