@@ -22,12 +22,12 @@ import re
 from pathlib import Path
 
 from evidence import ROOT, sha256_file
+from kernels.devices import PRIMARY_TARGET, WARP_SIZE
 
 ARTIFACTS = ROOT / "results" / "artifacts"
-TARGET = "sm_90a"
-#: Threads in one warp on every NVIDIA GPU so far (CUDA C++ Programming
-#: Guide, "Hardware Implementation"): a build's threads are num_warps x 32.
-THREADS_PER_WARP = 32
+TARGET = PRIMARY_TARGET
+#: A build's threads are num_warps x this (kernels/devices.py).
+THREADS_PER_WARP = WARP_SIZE
 #: What a page shows in prose where a number from a missing artifact goes.
 NOT_COMPILED = "(not compiled yet)"
 

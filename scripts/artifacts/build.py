@@ -88,7 +88,7 @@ KIND = "artifact"
 #: Architecture -> compute capability, in the order the files are built
 #: (each target's limits: kernels/devices.py).
 TARGETS = {arch: t.compute_capability for arch, t in devices.TARGETS.items()}
-TARGET_ARCH = "sm_90a"  # the one target of the second Triton's folder
+TARGET_ARCH = devices.PRIMARY_TARGET  # the one target of the second Triton's folder
 SCHEMA = 2
 EXCERPT_LINES = 48
 PROG = "python -m scripts.artifacts"
@@ -470,7 +470,7 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
     # launch.options(): num_warps, and num_stages unless Triton's default.
     compiled = triton.compile(
         source,
-        target=GPUTarget("cuda", TARGETS[target], 32),
+        target=GPUTarget("cuda", TARGETS[target], devices.WARP_SIZE),
         options=plan.launch.options(),
     )
     return {**plan.inputs(), **describe_compiled(compiled, target, where)}

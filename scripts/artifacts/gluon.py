@@ -29,19 +29,20 @@ import sys
 from pathlib import Path
 
 import evidence
+from kernels.devices import SM90A, SM100A, WARP_SIZE
 from scripts.cli import OneLineParser
 
 PROG = "python -m scripts.artifacts.gluon"
 OUT = evidence.RESULTS_DIR / "artifacts" / "gluon"
 SOURCE = "kernels/matmul/gluon.py"
-GLUON_TARGETS = {"sm_90a": 90, "sm_100a": 100}
+GLUON_TARGETS = {t.arch: t.compute_capability for t in (SM90A, SM100A)}
 BUILD = "gluon-bf16-tma-persistent"
 #: The Triton build whose layouts sit beside the Gluon build's.
 TRITON_BUILD = "v2-bf16-tma-persistent"
 SHOWS = {
-    "sm_90a": "Gluon on Hopper: one instruction stream, a 3-slot TMA ring with "
+    SM90A.arch: "Gluon on Hopper: one instruction stream, a 3-slot TMA ring with "
     "one mbarrier per slot, wgmma m64n256k16 kept one group in flight",
-    "sm_100a": "Gluon on datacenter Blackwell: a TMA warp, an MMA warp and the "
+    SM100A.arch: "Gluon on datacenter Blackwell: a TMA warp, an MMA warp and the "
     "epilogue warps (gl.warp_specialize), tcgen05 products into tensor memory",
 }
 _LAYOUT_LINE = re.compile(r"^#(?!loc)([A-Za-z_][\w]*) = (#.*)$")
@@ -87,7 +88,9 @@ def compile_gluon(target: str):
     source = GluonASTSource(fn, types, constexprs, attrs)
     options = {"num_warps": GLUON_CONFIG.num_warps}
     return triton.compile(
-        source, target=GPUTarget("cuda", GLUON_TARGETS[target], 32), options=options
+        source,
+        target=GPUTarget("cuda", GLUON_TARGETS[target], WARP_SIZE),
+        options=options,
     )
 
 
@@ -142,7 +145,7 @@ def triton_ttgir(target: str) -> str:
     source = ASTSource(fn, dict(p.signature), dict(p.constexprs), attrs)
     compiled = triton.compile(
         source,
-        target=GPUTarget("cuda", GLUON_TARGETS[target], 32),
+        target=GPUTarget("cuda", GLUON_TARGETS[target], WARP_SIZE),
         options=p.launch.options(),
     )
     return compiled.asm["ttgir"]
