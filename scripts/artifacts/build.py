@@ -539,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     """The command line; ``python -m scripts.artifacts`` sets
     TRITON_INTERPRET=0 before calling it."""
     description = f"Compile the kernels' artifact builds for {', '.join(TARGETS)}."
-    parser = OneLineParser(prog=PROG, tool=PROG, description=description)
+    parser = OneLineParser(prog=PROG, description=description)
     # Every mistake on the command line is one line on stderr, exit status 2.
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
     parser.add_argument(

@@ -237,7 +237,7 @@ def migrate_file(path: Path, out_dir: Path = OUT) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = OneLineParser(prog=PROG, tool=PROG)
+    parser = OneLineParser(prog=PROG)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)

@@ -21,9 +21,7 @@ EXIT_STALE = 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(
-        prog="python -m scripts.catalog", tool="python -m scripts.catalog"
-    )
+    parser = OneLineParser(prog="python -m scripts.catalog")
     parser.add_argument("--out", type=Path, default=PATH, help="file to write")
     parser.add_argument(
         "--check",

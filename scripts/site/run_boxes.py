@@ -311,7 +311,6 @@ def record(path: str, root: Path = ROOT) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
         prog=PROG,
-        tool=PROG,
         description="Record what a torch-importing snippet prints, for its page's "
         '"Run it yourself" box.',
     )

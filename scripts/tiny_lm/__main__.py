@@ -225,9 +225,7 @@ def git_facts() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(
-        prog=COMMAND, tool=COMMAND, description=__doc__.split("\n\n")[0]
-    )
+    parser = OneLineParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--steps",
         type=int,

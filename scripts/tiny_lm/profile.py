@@ -89,7 +89,7 @@ def build_record(summary: dict, workload: dict, identity: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = OneLineParser(prog=PROG, tool=PROG, description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=PROFILED_STEPS)
     parser.add_argument("--warmup", type=int, default=WARMUP_STEPS)
     parser.add_argument("--out", type=Path, default=OUT)
