@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 import evidence
+from evidence.artifacts import artifact_path, read_artifact
 from kernels import devices
 from kernels.descriptor import (
     ArtifactBuild,
@@ -213,29 +214,6 @@ def targets_for(out_dir: Path) -> tuple[str, ...]:
     return (TARGET_ARCH,) if _folder_version(out_dir) else tuple(TARGETS)
 
 
-def artifact_path(
-    kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
-) -> Path:
-    return Path(out_dir) / f"{kernel}.{target}.json"
-
-
-def load_artifact(
-    kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
-) -> dict:
-    """A kernel's artifact file, validated against the schema."""
-    return evidence.read(KIND, artifact_path(kernel, out_dir, target)).data
-
-
-def load_build(
-    kernel: str, build: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
-) -> dict:
-    """One build's record from a kernel's committed artifact file."""
-    for record in load_artifact(kernel, out_dir, target)["builds"]:
-        if record["build"] == build:
-            return record
-    raise KeyError(f"{kernel} {target} artifact has no build {build!r}")
-
-
 def stale_artifacts(
     out_dir: Path = ARTIFACT_DIR,
     descriptors: Mapping[str, Descriptor] | None = None,
@@ -259,12 +237,12 @@ def _stale(
     """The problems of one kernel's artifact for one target."""
     problems = []
     rebuild = f"rebuild with `{PROG} {kernel} --target {target}`"
-    path = artifact_path(kernel, out_dir, target)
+    path = artifact_path(kernel, folder=out_dir, target=target)
     if not path.exists():
         problems.append(f"{kernel}: no artifact at {path}; {rebuild}")
         return problems
     try:
-        artifact = load_artifact(kernel, out_dir, target)
+        artifact = read_artifact(kernel, out_dir, target)
     except evidence.ResultFileError as exc:
         problems.append(f"{kernel}: {exc}; {rebuild}")
         return problems
@@ -526,7 +504,8 @@ def build_kernel(
             if not builds or plan.build.build in builds
         ],
     }
-    return evidence.write(KIND, artifact_path(kernel, out_dir, target), artifact)
+    path = artifact_path(kernel, folder=out_dir, target=target)
+    return evidence.write(KIND, path, artifact)
 
 
 def _folder_version(out: Path) -> str | None:
