@@ -514,12 +514,10 @@ def _folder_version(out: Path) -> str | None:
     return match[1] if match else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line; ``python -m scripts.artifacts`` sets
-    TRITON_INTERPRET=0 before calling it."""
+def parse_args(argv: list[str] | None):
+    """The command line's arguments; a mistake is one line, exit status 2."""
     description = f"Compile the kernels' artifact builds for {', '.join(TARGETS)}."
     parser = OneLineParser(prog=PROG, description=description)
-    # Every mistake on the command line is one line on stderr, exit status 2.
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
     parser.add_argument(
         "--out",
@@ -542,34 +540,38 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="compile only this build (repeatable; for checks, not the record)",
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def refusal(args, known: list[str], targets) -> str | None:
+    """Why these arguments cannot run here, in one line; None when they can."""
     wanted = _folder_version(args.out)
     if wanted is not None:
         import triton
 
         if not triton.__version__.startswith(f"{wanted}."):
-            print(
-                f"{PROG}: error: {args.out} holds Triton {wanted} artifacts, but "
-                f"this Python has Triton {triton.__version__}",
-                file=sys.stderr,
+            return (
+                f"{args.out} holds Triton {wanted} artifacts, but "
+                f"this Python has Triton {triton.__version__}"
             )
-            return 2
-    descriptors = discover()
-    known = built_kernels(descriptors)
     unknown = [name for name in args.kernels if name not in known]
     if unknown:
-        # One line, no usage block and no traceback.
-        print(
-            f"{PROG}: error: unknown kernels {unknown}; known: {', '.join(known)}",
-            file=sys.stderr,
-        )
-        return 2
-    targets = args.target or targets_for(args.out)
+        return f"unknown kernels {unknown}; known: {', '.join(known)}"
     if wanted is not None and set(targets) - {TARGET_ARCH}:
-        print(
-            f"{PROG}: error: {args.out} holds {TARGET_ARCH} artifacts only",
-            file=sys.stderr,
-        )
+        return f"{args.out} holds {TARGET_ARCH} artifacts only"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; ``python -m scripts.artifacts`` sets
+    TRITON_INTERPRET=0 before calling it."""
+    args = parse_args(argv)
+    descriptors = discover()
+    known = built_kernels(descriptors)
+    targets = args.target or targets_for(args.out)
+    refused = refusal(args, known, targets)
+    if refused:
+        print(f"{PROG}: error: {refused}", file=sys.stderr)
         return 2
     try:
         for kernel in args.kernels or known:
