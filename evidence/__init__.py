@@ -9,6 +9,21 @@ malformed file fails with one line naming the file and the field.
 Result files may come from outside (a GPU machine, a reader): reading refuses
 what is not a regular file, what is too large, what nests too deeply, and
 non-finite numbers, each with a one-line ``ResultFileError``.
+
+Modules, one job each:
+
+- ``artifacts``: the one reader of compiled artifacts
+  (``results/artifacts/``).
+- ``benchmarks``: benchmark result files: load, pick the newest, tell
+  whether stale.
+- ``method``: the benchmark method's numbers and rules, shared by runner and
+  pages.
+- ``provenance``: where a result came from: the commit, the software, the
+  device.
+- ``published``: published figures others measured, each with its source.
+- ``tables``: Markdown tables, built one way everywhere.
+- ``text``: text from a data file made safe to print: checked on load, inert
+  on a page.
 """
 
 from __future__ import annotations

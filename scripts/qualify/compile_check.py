@@ -36,13 +36,15 @@ import subprocess
 import sys
 import time
 
+from kernels.devices import SM90A, WARP_SIZE
+
 #: Distinct specialisations one run may ask to compile; past that, the
 #: compile check fails and says so.
 MAX_SPECIALISATIONS = 64
 #: Seconds all of a run's compiles may take.
 COMPILE_DEADLINE_S = 120.0
 MAX_SPEC_CHARS = 8000
-TARGET = ("cuda", 90, 32)
+TARGET = ("cuda", SM90A.compute_capability, WARP_SIZE)
 OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 _TYPE_RE = re.compile(r"^(constexpr|\*{0,2}k?[a-z][a-z0-9]{0,7})$")
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")

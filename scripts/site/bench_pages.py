@@ -49,7 +49,7 @@ from scripts.site.bench_format import (
     format_spread,
     format_time,
 )
-from scripts.site.bench_goals import load_catalog, target_text
+from scripts.site.bench_goals import load_catalog
 from scripts.site.bench_plot import (
     plot_or_refuse,
     plot_shows,
@@ -57,10 +57,6 @@ from scripts.site.bench_plot import (
     raw_site_path,
     shapes_in_order,
 )
-
-# Re-exported: the build reports ResultFileError by name; the decision memo
-# prints goals with target_text.
-__all__ = ["ResultFileError", "target_text"]
 
 # Statuses are defined once, in the schema (in this order there).
 OK, INCORRECT, ERROR, INTERPRETER_ONLY, IMPLAUSIBLE = enum("bench", "row_status")

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import evidence as results
+import evidence
 from evidence.tables import markdown_table
 from evidence.text import inert
 
-ROOT = results.ROOT
-QUALIFY_DIR = results.RESULTS_DIR / "qualify"
+ROOT = evidence.ROOT
+QUALIFY_DIR = evidence.RESULTS_DIR / "qualify"
 KERNEL = "residual_add_relu"
 #: The verdict whose contract the pages quote (the project's own kernel).
 CONTRACT_FROM = "residual_add_relu"
@@ -53,11 +53,11 @@ def committed(name: str, device: str = "cpu") -> dict:
     path = result_path(name, device)
     if not path.is_file():
         raise FileNotFoundError(
-            f"{results.display_path(path)} is missing: run "
+            f"{evidence.display_path(path)} is missing: run "
             f"python -m scripts.qualify.refresh "
             + ("corpus" if name == "corpus" else "verdicts")
         )
-    return results.read("verdict", path).data
+    return evidence.read("verdict", path).data
 
 
 def contract() -> dict:

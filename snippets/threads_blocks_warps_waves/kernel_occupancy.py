@@ -9,9 +9,9 @@ occupancy.py. It says how many blocks fit, not how fast any of them run.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from evidence.artifacts import TARGET, load
 from evidence.tables import markdown_table
 from kernels.devices import H200
 from snippets.lib.occupancy import register_warps, residency
@@ -30,8 +30,8 @@ def build_residency(build: dict):
 def load_builds(directory: Path = ARTIFACTS) -> list[tuple[str, dict]]:
     """(kernel, build) for every build of every artifact, sorted by kernel."""
     found = []
-    for path in sorted(Path(directory).glob("*.sm_90a.json")):
-        artifact = json.loads(path.read_text(encoding="utf-8"))
+    for path in sorted(Path(directory).glob(f"*.{TARGET}.json")):
+        artifact = load(path.name.split(".")[0], path)
         for build in artifact["builds"]:
             found.append((artifact["kernel"], build))
     return found

@@ -10,11 +10,11 @@ import textwrap
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.qualify import evaluator
 from scripts.qualify.refresh import CORPUS_TIMEOUT_S
 
-ROOT = results.ROOT
+ROOT = evidence.ROOT
 
 
 def _harness_verdict():
@@ -29,7 +29,7 @@ def _harness_verdict():
 def reviewed(path, **options):
     """Qualify a candidate the static gate would refuse, as a reviewer who
     read it would: these tests are about what happens when it runs."""
-    sha = results.sha256_bytes(path.read_bytes())
+    sha = evidence.sha256_bytes(path.read_bytes())
     return evaluator.qualify(path, reviewed=sha, **options)
 
 
@@ -195,7 +195,7 @@ def test_what_the_child_leaves_never_makes_a_traceback(tmp_path, kind, capsys):
         assert verdict["first_failure"]["check"] == check
     assert "12345" not in printed and "12345" not in json.dumps(verdict)
     assert "\x1b" not in printed and "\ud800" not in printed
-    results.validate("verdict", verdict, "test")
+    evidence.validate("verdict", verdict, "test")
 
 
 def test_a_lower_ulimit_is_clamped_not_a_traceback(monkeypatch):

@@ -1,6 +1,6 @@
 """The goals' words (the table itself: tests/scripts/site/test_bench_pages.py)."""
 
-from scripts.site import bench_goals, bench_pages
+from scripts.site import bench_goals
 
 
 def test_a_target_is_worded_with_its_shape_and_note():
@@ -10,8 +10,3 @@ def test_a_target_is_worded_with_its_shape_and_note():
     assert bench_goals.target_text(shaped) == "F_bw ≥ 0.85 at 2×3"
     eager = {"metric": "speedup_vs_eager", "at_least": 1.4, "note": "(fused)"}
     assert bench_goals.target_text(eager) == "≥ 1.4× eager (fused)"
-
-
-def test_target_text_stays_importable_from_bench_pages_for_the_memo():
-    assert bench_pages.target_text is bench_goals.target_text
-    assert callable(bench_pages.ratio_r)

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-import evidence as results
+import evidence
 from scripts.site import qualify_pages as pages
 
 
@@ -20,7 +20,7 @@ def test_the_page_module_imports_neither_torch_nor_the_evaluator():
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        cwd=results.ROOT,
+        cwd=evidence.ROOT,
         timeout=600,  # a hang guard only: a busy machine compiles slowly
     )
     assert done.returncode == 0, done.stderr

@@ -3,7 +3,7 @@ from fractions import Fraction
 
 import pytest
 
-from kernels.reduction import BLOCK_SIZE
+from kernels.reduction.versions import BLOCK_SIZE
 from snippets.deterministic_reductions import orders as o
 
 
@@ -89,7 +89,7 @@ def test_texts_and_exercises():
 
 
 def test_persistent_plan_matches_the_kernel_and_by_hand():
-    from kernels.reduction import PERSISTENT_PROGRAMS
+    from kernels.reduction.versions import PERSISTENT_PROGRAMS
 
     assert o.PROGRAMS == PERSISTENT_PROGRAMS
     big = o.persistent_plan(1 << 28, BLOCK_SIZE)

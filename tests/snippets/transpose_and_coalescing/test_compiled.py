@@ -33,12 +33,13 @@ def test_missing_builds():
 def test_ldsm_branch_names_the_transposing_form(tmp_path):
     import json
 
-    from evidence.artifacts import BUILD_FIELDS, TOP_FIELDS
+    from evidence.artifacts import artifact_path
 
+    data = json.loads(artifact_path("transpose").read_text(encoding="utf-8"))
+    entry = {**data["builds"][0], "build": "tiled-bf16"}
+    entry["sass_opcodes"] = {"LDSM.16.MT88.4": 4}
     path = tmp_path / "transpose.sm_90a.json"
-    entry = {field: kind() for field, kind in BUILD_FIELDS.items()}
-    entry.update(build="tiled-bf16", sass_opcodes={"LDSM.16.MT88.4": 4})
-    path.write_text(json.dumps({**dict.fromkeys(TOP_FIELDS, ""), "builds": [entry]}))
+    path.write_text(json.dumps({**data, "builds": [entry]}))
     text = compiled.ldsm_text(path)
     assert "`tiled-bf16`: `LDSM.16.MT88.4` × 4" in text and ".trans" in text
     assert "Not compiled" in compiled.ldsm_text(tmp_path / "none")
