@@ -31,7 +31,7 @@ TASK = {
         "transposed": f"{CORPUS}/broken/assumes_row_major.py",
         "long-k": f"{CORPUS}/broken/half_accumulator.py",
         "empty-k": f"{CORPUS}/broken/empty_for_k_zero.py",
-        "output-type": f"{CORPUS}/broken/returns_b_shape.py",
+        "output-type": f"{CORPUS}/broken/float32_result.py",
         "error-message": f"{CORPUS}/broken/vague_errors.py",
     },
 }
