@@ -122,3 +122,12 @@ def test_a_kill_matrix_by_case_sees_a_case_that_catches_alone():
         "float32": {"catches": ["b.py"], "only": []},
         "ragged": {"catches": ["a.py", "b.py"], "only": ["a.py"]},
     }
+
+
+def test_the_refresh_command_refuses_an_unknown_task_in_one_line(capsys):
+    from scripts.qualify import refresh
+
+    with pytest.raises(SystemExit) as raised:
+        refresh.main(["corpus", "--task", "nope"])
+    assert raised.value.code == 2
+    assert "no task 'nope'" in capsys.readouterr().err
