@@ -17,6 +17,7 @@ Modules, one job each:
 - ``contract``: the contract every verdict carries, exit codes and limits.
 - ``cases``: the cases of a family of tasks, described from their calls.
 - ``rows``: the family of one-input, row-by-row operations.
+- ``products``: the families of matrix products (a @ b; causal q, k, v).
 - ``builders``: builds the inputs of each case, as the parent's own tensors.
 - ``evaluator``: runs one qualification, from the source to the verdict.
 - ``gate``: refuses a source before it runs (static allow-list, syntax).
@@ -29,7 +30,8 @@ Modules, one job each:
 - ``launch_log``: what the child records about each Triton launch.
 - ``compile_check``: compiles each launched specialisation for sm_90a.
 - ``compile_server``: the parent's compile process, outside the sandbox.
-- ``interpreter_rounding``: bfloat16 rounded to nearest even in the interpreter.
+- ``interpreter_rounding``: bfloat16 and TF32 dot operands rounded in the
+  interpreter as compiled code rounds them.
 - ``judge``: judges calls and cases from the child's claims and bytes.
 - ``verdict``: the verdict record and the lines the evaluator prints.
 - ``refresh``: regenerates the committed verdicts and the corpus.

@@ -254,14 +254,21 @@ def rounding_problem(values: torch.Tensor, expected: torch.Tensor) -> str | None
     return "not rounded to nearest even: " + problem.replace(" by more than 0 ulp", "")
 
 
-def bound_problem(values, views, descriptor) -> tuple[str | None, torch.Tensor]:
+def bound_problem(
+    values, views, descriptor, task=None
+) -> tuple[str | None, torch.Tensor]:
     """(where the output leaves the descriptor's error bound around the
     float64 truth, in one sentence or None; the truth). NaN in the truth is
-    the nan-mask check's."""
+    the nan-mask check's. A task may name its own reference and the shape
+    its bound reads (``Task.reference``, ``Task.bound_shape``)."""
     inputs64 = tuple(v.to(torch.float64) for v in views)
-    truth = descriptor.reference(*inputs64)
-    cols = views[0].shape[-1] if views[0].dim() else 1
-    shape = {"rows": max(1, views[0].numel() // max(cols, 1)), "cols": cols}
+    reference = (task and task.reference) or descriptor.reference
+    truth = reference(*inputs64)
+    if task is not None and task.bound_shape is not None:
+        shape = task.bound_shape(views)
+    else:
+        cols = views[0].shape[-1] if views[0].dim() else 1
+        shape = {"rows": max(1, views[0].numel() // max(cols, 1)), "cols": cols}
     bound = descriptor.error_bound(inputs64, truth, views[0].dtype, shape)
     # Below the normal range precision is absolute, not relative (gradual
     # underflow): four steps of the output dtype's subnormal spacing.
@@ -278,6 +285,20 @@ def bound_problem(values, views, descriptor) -> tuple[str | None, torch.Tensor]:
         f"bound; first at index {first}: expected {truth[first].item():.6g}, "
         f"got {values[first].double().item():.6g}"
     ), truth
+
+
+def tf32_said(launches: list[dict], values: torch.Tensor) -> str:
+    """The values check's words when a float32 result came from a kernel that
+    ran a float32 ``tl.dot`` as TF32 (the interpreter rounds its operands as
+    a GPU's default does: ``interpreter_rounding.round_tf32_dots``)."""
+    tf32 = [r for r in launches if r["tf32_dots"]]
+    if not tf32 or values.dtype != torch.float32:
+        return ""
+    return (
+        f"TF32: {clip(tf32[0]['kernel'], 60)} ran a float32 tl.dot without "
+        'input_precision="ieee", which a GPU runs as TF32 (its operands '
+        "rounded to 10 fraction bits here, as there); "
+    )
 
 
 def judge_kernel_call(
@@ -309,7 +330,7 @@ def judge_kernel_call(
     tally.check("grid-limits", violations and violations[0])
     shape, dtype = expected_meta(call, pristine)
     if task.output == "reference" and pristine is not None:
-        meta = task.descriptor_object.reference(*pristine.views)
+        meta = task.answer(*pristine.views)
         shape, dtype = list(meta.shape), str(meta.dtype)
     out = claim["output"]
     if out is None:
@@ -376,13 +397,13 @@ def judge_kernel_call(
     )
     if task.tolerance == "bound":
         problem, expected = bound_problem(
-            values, pristine.views, task.descriptor_object
+            values, pristine.views, task.descriptor_object, task
         )
-        tally.check("values", problem)
+        tally.check("values", problem and tf32_said(launches, values) + problem)
         tally.check("nan-mask", nan_mismatch(values, expected))
         ulps = 0
     else:
-        expected = task.descriptor_object.reference(*pristine.views)
+        expected = task.answer(*pristine.views)
         ulps = allowed_ulps(expected.dtype, interpreter)
         tally.check("values", value_mismatch(values, expected, ulps))
         tally.check("nan-mask", nan_mismatch(values, expected))

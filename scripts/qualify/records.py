@@ -142,6 +142,7 @@ LAUNCH = {
     "violation": ("?", STR),
     "programs_run": BOOL,
     "writes_output": BOOL,
+    "tf32_dots": INT,  # float32 tl.dot calls run as TF32 (operands rounded)
     "compiled": BOOL,
     "compile_error": ("?", STR),
     "specialisation": ("?", STR),  # compiled by the parent (compile_check.py)

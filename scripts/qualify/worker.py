@@ -427,9 +427,10 @@ def _set_up(candidate, workdir, device, memory, inputs_fd):
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
     sandbox.limit_resources(memory)
-    if device == "cpu":  # bfloat16 rounded as compiled code rounds it
-        interpreter_rounding.round_bf16_to_nearest_even()
     log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
+    if device == "cpu":  # bfloat16 and TF32 rounded as compiled code rounds them
+        interpreter_rounding.round_bf16_to_nearest_even()
+        interpreter_rounding.round_tf32_dots(log.note_tf32_dot)
     install_launch_hooks(log)
     progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115
     return work, plan, inputs, mapped, log, progress

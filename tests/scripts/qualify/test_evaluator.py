@@ -231,3 +231,21 @@ def test_the_gate_refuses_with_the_line_and_a_review_overrides_it(tmp_path):
         other["status"] == "harness-error"
         and "another version" in (other["harness_error"])
     )
+
+
+def test_a_candidate_flooding_the_compile_queue_ends_by_the_deadline():
+    """200 distinct specialisations per call: the parent stops compiling at
+    the run's deadline, so the run ends then (a guard against a hang only,
+    at ten times the deadline)."""
+    path = results.ROOT / "tests/scripts/qualify/candidates/hang"
+    path = path / "floods_compile_queue.py"
+    deadline = 8.0
+    verdict = evaluator.qualify(
+        path,
+        deadline_s=deadline,
+        reviewed=results.sha256_bytes(path.read_bytes()),
+        show_source=False,
+    )
+    assert verdict["status"] == "rejected"
+    assert verdict["first_failure"]["check"] in ("compiles-for-gpu", "completes")
+    assert verdict["elapsed_s"] < 10 * deadline, f"hung: {verdict['elapsed_s']} s"

@@ -78,6 +78,7 @@ def _launch(**changes):
         "violation": None,
         "programs_run": True,
         "writes_output": True,
+        "tf32_dots": 0,
         "compiled": True,
         "compile_error": None,
     }
@@ -222,3 +223,24 @@ def test_an_error_message_must_name_the_argument_and_show_the_value():
     signature = "residual_add_relu(x, residual): unsupported input"
     assert "does not name" in judge.message_problem(signature, call)
     assert "does not show" in judge.message_problem("x has a bad dtype", call)
+
+
+def test_a_tf32_dot_is_named_only_where_a_float32_result_came_from_one():
+    tf32 = [_launch(kernel="mm_kernel", tf32_dots=3)]
+    said = judge.tf32_said(tf32, torch.zeros(2))
+    assert said.startswith("TF32: mm_kernel ran a float32 tl.dot")
+    assert judge.tf32_said(tf32, torch.zeros(2, dtype=torch.float16)) == ""
+    assert judge.tf32_said([_launch(tf32_dots=0)], torch.zeros(2)) == ""
+
+
+def test_a_task_gives_the_bound_its_reference_and_shape():
+    from scripts.qualify.task import find
+
+    attention = find("attention")
+    descriptor = attention.descriptor_object
+    q, k, v = (torch.randn(1, 1, 5, 16, dtype=torch.float64) for _ in range(3))
+    causal = attention.answer(q, k, v)
+    assert judge.bound_problem(causal, [q, k, v], descriptor, attention)[0] is None
+    full = descriptor.reference(q, k, v)  # not causal: every key seen
+    problem, _ = judge.bound_problem(full, [q, k, v], descriptor, attention)
+    assert "outside the error bound" in problem

@@ -116,6 +116,7 @@ def claim():
         "violation": None,
         "programs_run": True,
         "writes_output": True,
+        "tf32_dots": 0,
         "compiled": True,
         "compile_error": None,
         "specialisation": None,
