@@ -3,6 +3,8 @@
 Usage::
 
     python -m scripts.bench site [--only NAME ...]  (the project's budgets)
+    python -m scripts.bench import FILE --tool nccl-tests|vllm|sglang ...
+                            (another tool's result: scripts/bench/import_cli.py)
     python -m scripts.bench [KERNEL ...] [--profile tiny|quick|full|compare]
                             [--device cuda|cpu] [--out DIR]
 
@@ -77,6 +79,10 @@ def main(argv=None) -> int:
         from scripts.bench.site import main as site_main
 
         return site_main(argv[1:])
+    if argv[:1] == ["import"]:  # nccl-tests, vLLM or SGLang results
+        from scripts.bench.import_cli import main as import_main
+
+        return import_main(argv[1:])
     args = parse_args(argv)
     import torch  # reads no TRITON_INTERPRET; kernels are imported later
 
