@@ -5,8 +5,8 @@ Three formats, read as their tools write them (never trusted):
 * nccl-tests ``-J FILE`` (``src/util.cu`` of NVIDIA/nccl-tests, JSON file
   version 2): ``nccl_version`` as NCCL's version code, ``args`` (the binary
   names the collective), ``env`` (of which only the NCCL settings that pick
-  an algorithm or protocol are kept: the rest may hold secrets), ``config``,
-  ``devices`` (one entry per process: host, CUDA device name), and
+  an algorithm or protocol are kept: the rest may hold secrets), ``config``
+  with its ``devices`` (one entry per process: host, CUDA device name), and
   ``results``, one per size, with ``out_of_place`` and ``in_place`` time in
   µs and ``alg_bw``/``bus_bw`` in GB/s, and with ``-I`` their
   ``*_per_iter`` statistics (``p99_us``).
@@ -139,18 +139,19 @@ def _nccl_rows(data: dict, shown: str) -> tuple[list[dict], str, str]:
 
 
 def _nccl_devices(data: dict, config: dict, shown: str, link: str) -> dict:
-    devices = field(data, "devices", list, shown)
+    devices = field(config, "devices", list, shown, "config")
     if not devices:
-        raise _refuse(shown, "devices", "no device listed")
+        raise _refuse(shown, "config.devices", "no device listed")
     names = {
-        field(d, "device_info", str, shown, f"devices[{i}]")
+        field(d, "device_info", str, shown, f"config.devices[{i}]")
         for i, d in enumerate(devices)
     }
     hosts = {
-        field(d, "hostname", str, shown, f"devices[{i}]") for i, d in enumerate(devices)
+        field(d, "hostname", str, shown, f"config.devices[{i}]")
+        for i, d in enumerate(devices)
     }
     if len(names) != 1:
-        raise _refuse(shown, "devices", "more than one kind of GPU in one run")
+        raise _refuse(shown, "config.devices", "more than one kind of GPU in one run")
     per_process = field(config, "nthreads", int, shown, "config") * field(
         config, "ngpus", int, shown, "config"
     )

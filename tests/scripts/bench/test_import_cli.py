@@ -145,7 +145,7 @@ HOSTILE_NCCL = [
     ("beats the link", _nccl_faster, "out_of_place.time_us': impossible"),
     (
         "look-alike letter",
-        _set(["devices", 0, "device_info"], "NVIDIA \u041d200"),
+        _set(["config", "devices", 0, "device_info"], "NVIDIA \u041d200"),
         "device.name",
     ),
     (
