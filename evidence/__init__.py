@@ -33,6 +33,7 @@ KINDS += ("collectives",)  # python -m scripts.collectives
 KINDS += ("site_speed",)  # python -m scripts.bench site
 # python -m scripts.bench import: another tool's result, mapped (contributed.py)
 KINDS += ("contributed_collectives", "contributed_serving")
+KINDS += ("plan",)  # python -m scripts.bench plan: a job manifest
 #: The largest result file read (a real one is well under 1 MiB).
 MAX_BYTES = 16 * 2**20
 #: A smaller limit for kinds every page reads again (a GPU run's bench file
