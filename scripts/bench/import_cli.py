@@ -49,6 +49,9 @@ KIND = {
     "sglang": "contributed_serving",
 }
 SLO_KEYS = ("ttft", "tpot", "e2el")
+#: The most runs one SGLang file may hold (one line each): a sweep of
+#: request rates is a handful; a file of thousands would flood the folder.
+MAX_RUNS_PER_FILE = 64
 
 
 def parse_args(argv):
@@ -149,8 +152,14 @@ def mapped_runs(args, raw: bytes, shown: str) -> list[dict]:
 def sglang_runs(args, raw: bytes, shown: str, sha: str) -> list[dict]:
     if not args.model:
         raise ResultFileError(f"{shown}: field 'model': missing; give --model")
+    lines = raw.splitlines()
+    if sum(1 for text in lines if text.strip()) > MAX_RUNS_PER_FILE:
+        raise ResultFileError(
+            f"{shown}: more than {MAX_RUNS_PER_FILE} runs in one file; import a "
+            "sweep at a time"
+        )
     runs = []
-    for number, text in enumerate(raw.splitlines(), start=1):
+    for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         where = f"{shown} line {number}"

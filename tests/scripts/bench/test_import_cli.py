@@ -266,6 +266,7 @@ HOSTILE_SGLANG = [
         "completed",
     ),
     ("deep nesting", _lines(lambda ls: ["[" * 40 + "]" * 40]), "nested more than"),
+    ("too many runs", _lines(lambda ls: ls * 30), "more than 64 runs"),
     (
         "a markup backend",
         _lines(
