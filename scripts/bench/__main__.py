@@ -3,6 +3,10 @@
 Usage::
 
     python -m scripts.bench site [--only NAME ...]  (the project's budgets)
+    python -m scripts.bench import FILE --tool nccl-tests|vllm|sglang ...
+                            (another tool's result: scripts/bench/import_cli.py)
+    python -m scripts.bench plan [KERNEL ...] [--profile P] [--device D] [--out F]
+    python -m scripts.bench --manifest F --cell N [--out DIR]  (one job's cell)
     python -m scripts.bench [KERNEL ...] [--profile tiny|quick|full|compare]
                             [--device cuda|cpu] [--out DIR]
 
@@ -55,9 +59,27 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, help="input seed (default: random)")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--list", action="store_true", help="list kernels, shapes")
+    parser.add_argument("--manifest", type=Path, help="a plan's manifest")
+    parser.add_argument("--cell", type=int, help="the manifest cell to run")
     args = parser.parse_args(argv)
     args.argv = list(argv)
     return args
+
+
+def apply_cell(args) -> bool:
+    """Narrow the run to one manifest cell: its kernel, profile, device
+    class and shape; False (with one line said) when the cell is unusable."""
+    from evidence import ResultFileError
+    from scripts.bench.plan import read_cell
+
+    try:
+        cell, args.cell_record = read_cell(args.manifest, args.cell)
+    except ResultFileError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return False
+    args.kernels, args.profile = [cell["kernel"]], cell["profile"]
+    args.device, args.only_shape = cell["device_class"], cell["shape"]
+    return True
 
 
 def list_descriptors(descriptors, out=None):
@@ -77,7 +99,20 @@ def main(argv=None) -> int:
         from scripts.bench.site import main as site_main
 
         return site_main(argv[1:])
+    if argv[:1] == ["import"]:  # nccl-tests, vLLM or SGLang results
+        from scripts.bench.import_cli import main as import_main
+
+        return import_main(argv[1:])
+    if argv[:1] == ["plan"]:  # a job manifest for a cluster
+        from scripts.bench.plan import main as plan_main
+
+        return plan_main(argv[1:])
     args = parse_args(argv)
+    if (args.manifest is None) != (args.cell is None):
+        print("bench: --manifest and --cell go together", file=sys.stderr)
+        return EXIT_USAGE
+    if args.manifest is not None and not apply_cell(args):
+        return EXIT_USAGE
     import torch  # reads no TRITON_INTERPRET; kernels are imported later
 
     if args.device == "cuda" and not args.list and not torch.cuda.is_available():
