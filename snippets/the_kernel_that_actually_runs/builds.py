@@ -96,7 +96,7 @@ def _ops(ops: dict[str, int]) -> str:
     return ", ".join(f"`{op}` × {n}" for op, n in ops.items())
 
 
-def report_text(row: dict) -> str:
+def report_phrase(row: dict) -> str:
     """One row of the report, as a phrase."""
     return (
         f"`{row['build']}`: first call {row['first_call_ms']:g} ms, warmed "
@@ -107,51 +107,29 @@ def report_text(row: dict) -> str:
 def facts() -> dict[str, str]:
     """The report's rows and spread as the page states them, by name."""
     return {
-        "report.before": report_text(REPORT["before"]),
-        "report.after": report_text(REPORT["after"]),
+        "report.before": report_phrase(REPORT["before"]),
+        "report.after": report_phrase(REPORT["after"]),
         "spread": f"{100 * REPORT['spread']:.0f}%",
+        **answer_facts(),
     }
 
 
-def answer_text() -> str:
-    """The answer, as sentences generated from the numbers."""
+def answer_facts() -> dict[str, str]:
+    """The exercises' answers: what the artifacts and the timers show."""
     a = what_changed()
-    diff = a["artifact"]
-    ops_before, ops_after = diff["global memory instructions"]
-    regs = diff.get("registers")
-    reg_text = (
-        f"; registers per thread went from {regs[0]} to {regs[1]}" if regs else ""
-    )
-    verdict = (
-        "the kernel itself got faster"
-        if a["kernel_faster"]
-        else "that is inside the run-to-run spread, so no kernel speedup is shown"
-    )
-    return (
-        f"The artifacts changed: the global memory instructions went from "
-        f"{_ops(ops_before)} to {_ops(ops_after)}{reg_text}. The first call "
-        f"fell by {a['first_call_ratio']:.0f}×, but a first call contains "
-        f"compilation or a cache load and module loading, so that ratio "
-        f"describes the compile cache, not the kernel. The warmed medians "
-        f"differ by {a['warm_ratio']:.2f}×, and {verdict}. The honest claim "
-        f"is: fewer, wider load instructions; first call {a['first_call_ratio']:.0f}× "
-        f"shorter, which says the second run compiled less; kernel time unchanged "
-        f"within {facts()['spread']}."
-    )
-
-
-def odd_length_text() -> str:
-    """Exercise 2: the aligned-pointer, odd-length build against the others."""
+    ops_before, ops_after = a["artifact"]["global memory instructions"]
+    regs = a["artifact"]["registers"]
     odd = artifact_build("fp32-aligned-pointers-odd-length")
-    good = artifact_build("fp32-aligned")
-    return (
-        f"The odd-length build issues {_ops(memory_ops(odd))}, like the "
-        f"unaligned build, not the {_ops(memory_ops(good))} of the aligned "
-        f"one. Its pointers are aligned, but `n_elements` is not known to be "
-        f"a multiple of 16, so the mask may end inside any group of four "
-        f"elements and the compiler cannot prove a 128-bit access stays in "
-        f"bounds."
-    )
+    return {
+        "answer.ops-before": _ops(ops_before),
+        "answer.ops-after": _ops(ops_after),
+        "answer.registers-before": f"{regs[0]}",
+        "answer.registers-after": f"{regs[1]}",
+        "answer.first-call-ratio": f"{a['first_call_ratio']:.0f}×",
+        "answer.warm-ratio": f"{a['warm_ratio']:.2f}×",
+        "odd.ops": _ops(memory_ops(odd)),
+        "aligned.ops": _ops(memory_ops(artifact_build("fp32-aligned"))),
+    }
 
 
 if __name__ == "__main__":
