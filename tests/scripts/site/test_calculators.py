@@ -157,7 +157,7 @@ def test_predict_computes_the_answer_at_build_time():
 
 
 def test_predict_must_return_a_number():
-    line = f'<!-- predict: {AMDAHL}:pct_text(0.2) "Share?" -->'
+    line = f'<!-- predict: {AMDAHL}:pct_value(0.2) "Share?" -->'
     with pytest.raises(PluginError, match="must return a number"):
         calculators.expand(line, PAGE, URL)
 
