@@ -123,11 +123,11 @@ def ops_table(record: dict, rows: int = 8) -> str:
     return markdown_table(header, body, "llrrr", escape=False) + "\n"
 
 
-def phase_table_text() -> str:
+def trace_phase_table() -> str:
     return phase_table(load())
 
 
-def ops_table_text() -> str:
+def trace_ops_table() -> str:
     return ops_table(load())
 
 
