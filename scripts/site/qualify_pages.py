@@ -103,6 +103,7 @@ def limits_facts() -> dict[str, str]:
     CUDA's grid limits, formatted."""
     d = contract()["defaults"]
     x, y, _ = contract()["grid_limits"]
+    axes = list(range(len(contract()["grid_limits"])))  # CUDA's x, y, z
     return {
         "limits.case-cpu": f"{d['case_timeout_s']['cpu']:g} s",
         "limits.deadline-cpu": f"{d['deadline_s']['cpu']:g} s",
@@ -111,6 +112,8 @@ def limits_facts() -> dict[str, str]:
         "limits.deadline-cuda": f"{d['deadline_s']['cuda']:g} s",
         "grid.axis-0": f"{x:,}",
         "grid.axes-1-2": f"{y:,}",
+        "grid.first-axis": f"{axes[0]}",
+        "grid.other-axes": " and ".join(map(str, axes[1:])),
     }
 
 

@@ -103,8 +103,8 @@ def largest_difference(S: int = 11, D: int = 4, causal: bool = False, seed=0):
 
 
 def facts() -> dict[str, str]:
-    """The value the page states: log2(e), the folded scale's factor."""
-    return {"log2e": f"{LOG2_E:.6f}"}
+    """The value the page states: the folded scale, log2(e) / sqrt(D)."""
+    return {"scale": f"log2(e) / sqrt(D) = {LOG2_E:.6f} / sqrt(D)"}
 
 
 if __name__ == "__main__":

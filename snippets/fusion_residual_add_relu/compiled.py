@@ -6,7 +6,7 @@ kind: compiled artifact (results/artifacts/residual_add_relu.sm_90a.json).
 
 from evidence.artifacts import THREADS_PER_WARP, opcodes_text
 from evidence.artifacts import find_build as build
-from snippets.lib.kernel_artifact import opcodes
+from snippets.lib.kernel_artifact import TRITON_DIVISIBILITY, opcodes
 
 OP = "residual_add_relu"
 
@@ -20,11 +20,6 @@ def load_width_bytes(opcode: str) -> int:
     """`LDG.E.128` -> 16 bytes; a plain `LDG.E` moves 4."""
     last = opcode.rsplit(".", 1)[-1]
     return int(last) // 8 if last.isdigit() else 4
-
-
-#: Triton specialises an integer argument on whether it divides by 16 and on
-#: nothing finer (triton/backends/compiler.py: ``arg % 16 == 0``).
-TRITON_DIVISIBILITY = 16
 
 
 def facts() -> dict[str, str]:

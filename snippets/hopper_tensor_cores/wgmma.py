@@ -221,6 +221,9 @@ def facts(build: str = "v2-bf16-tma-persistent") -> dict[str, str]:
 EXERCISE = {"block_m": 128, "block_n": 128, "block_k": 64, "num_warps": 4, "n": 128}
 
 
+#: The page's own tile, whose accumulator the exercise's equals: (warps,
+#: BLOCK_M, BLOCK_N).
+EXERCISE_SAME_AS = (8, 128, 256)
 #: The persistent launch the page counts, and the TMA exercise's operand.
 PERSISTENT = {"M": 8192, "N": 8192, "block_m": 128, "block_n": 256}
 TMA_EXERCISE = {"shape": (4096, 1020), "box": (128, 64), "itemsize": 2}
@@ -256,6 +259,7 @@ def exercise_facts() -> dict[str, str]:
         "exercise.per-step": f"{wgmma_per_k_step(*tile, e['num_warps'], e['n'], 2)}",
         "exercise.threads": f"{e['num_warps'] * THREADS_PER_WARP}",
         "exercise.registers": f"{accumulator_registers(*tile[:2], e['num_warps'])}",
+        "exercise.same-as": "{}-warp {} × {} tile".format(*EXERCISE_SAME_AS),
     })  # fmt: skip
     shape, box, size = TMA_EXERCISE.values()
     padded = -(-shape[1] // 8) * 8

@@ -26,6 +26,10 @@ def unwritten_tail(numel: int, block_size: int) -> int:
     return numel - (numel // block_size) * block_size
 
 
+#: The smallest input the exercise's second case takes.
+ONE_ELEMENT = 1
+
+
 def facts(numel: int = 257, block_size: int = 256) -> dict[str, str]:
     """The exercise's answer: the unwritten tail and its luck-pass chances,
     and the programs a one-element input gets."""
@@ -34,7 +38,8 @@ def facts(numel: int = 257, block_size: int = 256) -> dict[str, str]:
         "tail": f"{tail}",
         "mixed": f"{luck_pass_chance(tail, positive=False):g}",
         "positive": f"{luck_pass_chance(tail, True):g}",
-        "one-element-programs": f"{math.floor(1 / block_size)}",
+        "one-element-programs": f"{math.floor(ONE_ELEMENT / block_size)}",
+        "one-element": f"{ONE_ELEMENT}-element",
     }
 
 

@@ -150,6 +150,7 @@ def answer_facts() -> dict[str, str]:
         "answer.split-relative": f"{split['relative']:.2f}",
         "answer.small-requests": f"{small['requests'] / keep['requests']:.2f}×",
         "answer.split-partial": f"{split['partial_bytes'] / 1e6:.0f} MB",
+        "wrong.split": f"{next(o[3] for o in OPTIONS if o[0] == 'split-K by 2')}",
         "wrong.units": f"{split['units']}",
         "wrong.rounds": f"{split_waves.count}",
         "wrong.last": f"{split_waves.sizes[-1]}",

@@ -284,6 +284,13 @@ def look_back_facts() -> dict[str, str]:
     out["exercise2.exclusive"] = f"{exclusive}"
     out["exercise2.prefix"] = f"{exclusive + COUNTS[me]}"
     out["exercise2.scan"] = f"`{list(accumulate(COUNTS))}`"
+    published = [b for b, (flag, _) in enumerate(states) if flag == PREFIX]
+    aggregates = [b for b, (flag, _) in enumerate(states) if flag == AGGREGATE]
+    read = {int(step.split()[1].rstrip(":")) for step in steps}
+    unread = [b for b in range(me) if b not in read]
+    out["exercise2.published"] = f"{published[0]} to {published[-1]}"
+    out["exercise2.aggregates"] = " and ".join(map(str, aggregates))
+    out["exercise2.unread"] = " and ".join(map(str, unread))
     return out
 
 
@@ -298,6 +305,7 @@ def protocol_facts() -> dict[str, str]:
         "protocol.publish": fact("scan", main, "ATOMG.E.EXCH.64"),
         "protocol.spin": fact("scan", main, "LDG.E.64.STRONG"),
         "protocol.wide": fact("scan", main, "LDG.E.128"),
+        "protocol.wide-bits": f"{int('LDG.E.128'.rsplit('.', 1)[-1])}-bit",
         "protocol.narrow": f"{narrow}",
     }
 

@@ -10,6 +10,7 @@ compiled artifact, plus a model of what each timer's interval contains.
 from __future__ import annotations
 
 from evidence.tables import markdown_table
+from snippets.lib.kernel_artifact import TRITON_DIVISIBILITY
 from snippets.the_kernel_that_actually_runs.stages import artifact_build
 
 # --8<-- [start:intervals]
@@ -114,6 +115,13 @@ def facts() -> dict[str, str]:
     }
 
 
+def widest_access_bits(build: dict) -> int:
+    """The widest global access of a build, in bits (`LDG.E.128` -> 128;
+    a plain `LDG.E` is 32)."""
+    widths = [op.rsplit(".", 1)[-1] for op in memory_ops(build)]
+    return max(int(w) if w.isdigit() else 32 for w in widths)
+
+
 def answer_facts() -> dict[str, str]:
     """The exercises' answers: what the artifacts and the timers show."""
     a = what_changed()
@@ -129,6 +137,8 @@ def answer_facts() -> dict[str, str]:
         "answer.warm-ratio": f"{a['warm_ratio']:.2f}×",
         "odd.ops": _ops(memory_ops(odd)),
         "aligned.ops": _ops(memory_ops(artifact_build("fp32-aligned"))),
+        "aligned.widest": f"{widest_access_bits(artifact_build('fp32-aligned'))}-bit",
+        "divisibility": f"{TRITON_DIVISIBILITY}",
     }
 
 

@@ -82,9 +82,14 @@ def exercise_answer(pad: int) -> int:
     # --8<-- [end:exercise]
 
 
+#: The paddings the exercise asks about, in words per row.
+EXERCISE_PADS = (0, 1, 2, 4)
+
+
 def facts() -> dict[str, str]:
     """The exercise's answers: passes per column read, by padding."""
-    return {f"exercise.pad-{pad}": f"{exercise_answer(pad)}" for pad in (0, 1, 2, 4)}
+    passes = (f"pad {pad}: {exercise_answer(pad)}" for pad in EXERCISE_PADS)
+    return {"exercise.passes": ", ".join(passes), "banks": f"{BANKS}"}
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from snippets.lib.kernel_artifact import opcodes
 
 OP = "transpose"
 SHARED = ("STS", "LDS", "BAR", "LDSM", "STSM")
+#: PTX ISA, ldmatrix: each matrix it loads is 8 x 8 elements of 16 bits.
+LDMATRIX_TILE = (8, 8)
 
 
 def tile_bytes(entry: dict) -> int:
@@ -47,6 +49,7 @@ def facts(tiled="tiled-fp32", naive="naive-fp32", grouped="grouped-bf16"):
         "tiled.shared-ops": opcodes_text(opcodes(t, *SHARED)),
         "tiled.tile": f"{c['BLOCK_M']} × {c['BLOCK_N']}",
         "tiled.xor": f"{t['ptx_opcodes'].get('xor.b32', 0)}",
+        "ldsm.tile": f"{LDMATRIX_TILE[0]} × {LDMATRIX_TILE[1]}",
         "ldsm.users": "; ".join(
             f"`{name}`: {opcodes_text(ops)}" for name, ops in users.items()
         ),

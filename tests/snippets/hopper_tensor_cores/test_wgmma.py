@@ -92,7 +92,8 @@ def test_exercise_by_hand():
     assert facts["exercise.per-step"] == "8" and facts["exercise.registers"] == "128"
     assert facts["exercise.groups"] == "1"  # "1 warpgroup owns all ... rows"
     # "as many as the 8-warp 128 x 256 tile"
-    assert wgmma.accumulator_registers(128, 256, 8) == 128
+    warps, m, n = wgmma.EXERCISE_SAME_AS
+    assert wgmma.accumulator_registers(m, n, warps) == int(facts["exercise.registers"])
 
 
 def test_figure_draws_a_band_per_warpgroup_and_a_slice_per_wgmma():

@@ -63,6 +63,11 @@ def test_exercises_by_hand():
     # The page says it never reads blocks 0 and 1.
     assert facts["exercise2.steps"].endswith("block 2: prefix 5, sum 6")
     assert "block 1" not in facts["exercise2.steps"]
+    assert facts["exercise2.unread"] == "0 and 1"
+    assert (facts["exercise2.published"], facts["exercise2.aggregates"]) == (
+        "0 to 2",
+        "3 and 4",
+    )
     assert facts["exercise2.block"] == "5"
 
 
