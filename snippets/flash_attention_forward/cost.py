@@ -148,24 +148,6 @@ def length_table(D: int = 128, itemsize: int = 2) -> str:
     return markdown_table(header, rows, "rrrl")
 
 
-if __name__ == "__main__":
-    for key in (
-        "shape",
-        "flops",
-        "flops-causal",
-        "flash-bytes",
-        "scores-bytes",
-        "flash-intensity",
-        "materialized-intensity",
-        "ridge",
-        "crossing",
-        "compute-time",
-        "exp-time",
-        "exp-share",
-    ):
-        print(f"{key}: {facts()[key]}")
-
-
 # --8<-- [start:exercise]
 def exercise(B=4, H=16, S=4096, D=128, itemsize=2) -> dict:
     """Bytes the S x S matrices add, and eager attention's intensity
@@ -188,3 +170,21 @@ def exercise_facts() -> dict[str, str]:
         "exercise.intensity": f"{answer['intensity']:.1f}",
         "exercise.ridge": f"{answer['ridge']:.0f}",
     }
+
+
+if __name__ == "__main__":
+    for key in (
+        "shape",
+        "flops",
+        "flops-causal",
+        "flash-bytes",
+        "scores-bytes",
+        "flash-intensity",
+        "materialized-intensity",
+        "ridge",
+        "crossing",
+        "compute-time",
+        "exp-time",
+        "exp-share",
+    ):
+        print(f"{key}: {facts()[key]}")
