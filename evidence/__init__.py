@@ -14,6 +14,8 @@ Modules, one job each:
 
 - ``artifacts``: the one reader of compiled artifacts
   (``results/artifacts/``).
+- ``contributed``: results other tools wrote (nccl-tests, vLLM, SGLang),
+  imported under their own evidence source.
 - ``benchmarks``: benchmark result files: load, pick the newest, tell
   whether stale.
 - ``method``: the benchmark method's numbers and rules, shared by runner and

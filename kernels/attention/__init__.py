@@ -5,6 +5,7 @@ own name (``kernels.attention.versions``); this file holds nothing else.
 Modules, one job each:
 
 - ``versions``: the kernels side by side, their launchers and the napkin math.
+- ``task``: the qualification task, as data (``--task attention``).
 - ``describe``: the DESCRIPTOR, what the tools need to know (shapes, goals,
   artifact builds).
 """

@@ -5,6 +5,7 @@ own name (``kernels.matmul.versions``); this file holds nothing else.
 Modules, one job each:
 
 - ``versions``: the kernels side by side, their launchers and the napkin math.
+- ``task``: the qualification task, as data (``--task matmul``).
 - ``describe``: the DESCRIPTOR, what the tools need to know (shapes, goals,
   artifact builds).
 - ``gluon``: version 2's persistent TMA loop in Gluon, Triton's lower-level

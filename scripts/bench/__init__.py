@@ -12,6 +12,9 @@ Modules, one job each:
 - ``contribute``: checks and adds a result file measured on a reader's GPU.
 - ``migrate``: converts old result files into schema-2 files (kept for the
   record).
+- ``import_cli``: ``bench import``: another tool's result file, contributed.
+- ``importers``: map nccl-tests, vLLM and SGLang files to our schemas.
+- ``plan``: ``bench plan``: a manifest of independent cells for a cluster.
 - ``site``: measures the project's own speed budgets.
 - ``site_browser``: times the calculators' budgets in Chromium.
 """

@@ -93,20 +93,20 @@ def list_descriptors(descriptors, out=None):
                 print(f"  {profile} ({device}): {text}", file=out)
 
 
+#: The commands that time no kernel, each its own module's main.
+SUBCOMMANDS = {
+    "site": "scripts.bench.site",  # the project's own speed budgets
+    "import": "scripts.bench.import_cli",  # nccl-tests, vLLM or SGLang results
+    "plan": "scripts.bench.plan",  # a job manifest for a cluster
+}
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["site"]:  # the project's own speed budgets, no kernels
-        from scripts.bench.site import main as site_main
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        import importlib
 
-        return site_main(argv[1:])
-    if argv[:1] == ["import"]:  # nccl-tests, vLLM or SGLang results
-        from scripts.bench.import_cli import main as import_main
-
-        return import_main(argv[1:])
-    if argv[:1] == ["plan"]:  # a job manifest for a cluster
-        from scripts.bench.plan import main as plan_main
-
-        return plan_main(argv[1:])
+        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     args = parse_args(argv)
     if (args.manifest is None) != (args.cell is None):
         print("bench: --manifest and --cell go together", file=sys.stderr)

@@ -233,7 +233,7 @@ def _timing_dict(t: timing.Timing) -> dict:
 # --------------------------------------------------------------------------
 
 
-def _error_text(exc: BaseException) -> str:
+def _error_message(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}"
     return text if len(text) < 500 else text[:497] + "..."
 
@@ -297,7 +297,7 @@ def run_shape(desc: Descriptor, shape, device, seed, ceilings, l2_bytes, setting
             launched = log.launches()
             row["launches"] = [launch.record() for launch in launched]
         if failed is not None:
-            row.update(status=STATUS_ERROR, error=_error_text(failed), correct=False)
+            row.update(status=STATUS_ERROR, error=_error_message(failed), correct=False)
             continue
         check = check_output(out, truth, dtype, bound)
         del out
@@ -553,7 +553,7 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
                         "kernel": desc.name,
                         "shape": dict(shape),
                         "shape_text": desc.shape_text(shape),
-                        "error": _error_text(exc),
+                        "error": _error_message(exc),
                     }
                 )
                 rows = []

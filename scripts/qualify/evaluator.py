@@ -501,7 +501,7 @@ class Refused(Exception):
 
     def __init__(self, item: dict):
         self.item = item
-        super().__init__(gate.refusal_text(item))
+        super().__init__(gate.refusal_message(item))
 
 
 def _run(path, device, verdict, say, options: Options, limits):
@@ -545,7 +545,7 @@ def _run(path, device, verdict, say, options: Options, limits):
     if refused and not overridden:
         raise Refused(refused[0])
     for item in refused:
-        say(f"gate overridden by review: {gate.refusal_text(item)}")
+        say(f"gate overridden by review: {gate.refusal_message(item)}")
     verdict.isolation = sandbox.isolation(device)
     selected = cases(task)
     random.Random(options.seed).shuffle(selected)  # an order no one can plan for

@@ -198,7 +198,7 @@ class Tally:
         return not problem
 
 
-def launch_text(launches: list[dict]) -> str:
+def launch_list(launches: list[dict]) -> str:
     names = sorted({clip(r["kernel"], 60) for r in launches})
     return ", ".join(names) if names else "none"
 
@@ -214,10 +214,10 @@ def launch_problem(launches: list[dict], out: dict) -> str | None:
     if not launches:
         return "launched no Triton kernel"
     if not own:
-        return f"launched only kernels defined elsewhere: {launch_text(launches)}"
+        return f"launched only kernels defined elsewhere: {launch_list(launches)}"
     if not any(r["writes_output"] for r in own) and out["plain"]:
         return (
-            f"launched {launch_text(own)}, but none was given the "
+            f"launched {launch_list(own)}, but none was given the "
             "returned tensor's storage: the result was computed another way"
         )
     return None
@@ -474,7 +474,7 @@ def judge_error_call(
         failures.append(
             (
                 "validates-first",
-                f"{call.note}: launched {launch_text(claim['launches'])} before "
+                f"{call.note}: launched {launch_list(claim['launches'])} before "
                 f"raising {clip(raised['type'], 60)}",
             )
         )

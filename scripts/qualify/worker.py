@@ -78,11 +78,11 @@ def describe_exception(exc: BaseException) -> dict:
     return {
         "type": type(exc).__name__,
         "mro": [cls.__name__ for cls in type(exc).__mro__],
-        "message": _text(exc),
+        "message": _message(exc),
     }
 
 
-def _text(exc: BaseException) -> str:
+def _message(exc: BaseException) -> str:
     try:
         return str(exc)[:2000]
     except Exception:  # a candidate's exception whose __str__ raises

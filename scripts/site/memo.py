@@ -18,7 +18,7 @@ from evidence.benchmarks import RESULTS_DIR, load_results, newest
 from evidence.tables import markdown_table
 from evidence.text import inert, plain_word
 from scripts.site.bench_format import format_time
-from scripts.site.bench_goals import target_text
+from scripts.site.bench_goals import target_label
 from scripts.site.bench_pages import ratio_r
 from scripts.site.qualify_pages import (
     KERNEL,
@@ -122,7 +122,7 @@ def speed_ceiling(provider: str) -> float:
 def goal() -> str:
     """The kernel's must-reach goals, as the Benchmarks page words them."""
     goals = contract()["goals"]
-    return ", ".join(inert(target_text(t)) for g in goals for t in g["must"])
+    return ", ".join(inert(target_label(t)) for g in goals for t in g["must"])
 
 
 # --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ Modules, one job each:
 - ``batching``: what batching buys and what it costs.
 - ``collectives``: the cost of a collective: bus bandwidth and the alpha-
   beta model.
+- ``contributed``: contributed runs as the pages' tables show them.
 - ``diagrams``: one look for every diagram on the site.
 - ``hopper_artifacts``: readings of any kernel's compiled builds, side by
   side.

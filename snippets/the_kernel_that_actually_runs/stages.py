@@ -75,7 +75,7 @@ def excerpt(asm: dict[str, str]) -> dict[str, str]:
     # --8<-- [end:excerpt]
 
 
-def kernel_text(source: Path = KERNEL_SOURCE) -> str:
+def kernel_source(source: Path = KERNEL_SOURCE) -> str:
     """The jitted function's text, from its decorator to its last line."""
     lines = Path(source).read_text(encoding="utf-8").splitlines()
     start = lines.index("@triton.jit")
@@ -88,7 +88,7 @@ def kernel_text(source: Path = KERNEL_SOURCE) -> str:
 def kernel_sha256(source: Path = KERNEL_SOURCE) -> str:
     """Hash of the kernel's text only: a change elsewhere in the module (a
     goal, a docstring) does not change the compiled kernel."""
-    return sha256(kernel_text(source).encode()).hexdigest()
+    return sha256(kernel_source(source).encode()).hexdigest()
 
 
 def write_excerpts(path: Path = EXCERPTS) -> Path:

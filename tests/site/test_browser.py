@@ -525,10 +525,10 @@ def field_text(value) -> str:
 
 def python_gives(func, values: dict) -> tuple[str, bool]:
     """What the page should show, and whether it is an error."""
-    from scripts.site.calculator_runtime import result_text
+    from scripts.site.calculator_runtime import fmt_result
 
     try:
-        return result_text(func.__name__, func(**values)), False
+        return fmt_result(func.__name__, func(**values)), False
     except ValueError as exc:
         return str(exc), True
 

@@ -237,13 +237,13 @@ def test_a_candidate_flooding_the_compile_queue_ends_by_the_deadline():
     """200 distinct specialisations per call: the parent stops compiling at
     the run's deadline, so the run ends then (a guard against a hang only,
     at ten times the deadline)."""
-    path = results.ROOT / "tests/scripts/qualify/candidates/hang"
+    path = evidence.ROOT / "tests/scripts/qualify/candidates/hang"
     path = path / "floods_compile_queue.py"
     deadline = 8.0
     verdict = evaluator.qualify(
         path,
         deadline_s=deadline,
-        reviewed=results.sha256_bytes(path.read_bytes()),
+        reviewed=evidence.sha256_bytes(path.read_bytes()),
         show_source=False,
     )
     assert verdict["status"] == "rejected"

@@ -77,7 +77,6 @@ def test_missing_artifact_gives_a_note_not_an_error(tmp_path):
     assert "Not compiled yet" in f.facts_table(missing)
     assert staleness_note("matmul", missing) == ""
     assert "no compiled artifact" in f.facts_reading(missing)
-    assert "not compiled yet" in f.tile_text(missing)
     assert "needs the compiled artifact" in f.kernel_wave("table", missing)
 
 
