@@ -28,6 +28,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from scripts.practice.watch import watched
+from scripts.qualify.races import watching
 from snippets.lib.accesses import describe, reads_into_guards, record
 
 DTYPES = {"float32": torch.float32, "int32": torch.int32, "uint8": torch.uint8}
@@ -146,6 +147,7 @@ def run_case(function, index: int, case: dict, job: Path, plan: dict, path: str)
     with contextlib.ExitStack() as stack:
         read_past = stack.enter_context(reads_into_guards(spans))
         seen = stack.enter_context(watched(buffer, storages, path))
+        races = stack.enter_context(watching())
         if plan.get("accesses") and index == 0:  # the first case, drawn
             drawn = stack.enter_context(record({**storages, "out": out}))
         function(*args, out, **case["params"])
@@ -158,7 +160,22 @@ def run_case(function, index: int, case: dict, job: Path, plan: dict, path: str)
         tensors["again"] = again.clone()
     tensors.update({f"in:{n}": s.clone() for n, s in storages.items()})
     save_file(tensors, str(job / f"out{index}.safetensors"))
-    return {"status": "ok", "read_past": sorted(read_past), **seen.summary()}
+    race = race_named(races.found, {**storages, "out": out})
+    return {"status": "ok", "read_past": sorted(read_past), "race": race,
+            **seen.summary()}  # fmt: skip
+
+
+def race_named(race, tensors: dict) -> dict | None:
+    """The race (scripts/qualify/races.py) with its address named as the
+    exercise names its tensors, where it lies in one."""
+    if race is None:
+        return None
+    found = race.to_dict()
+    for name, tensor in tensors.items():
+        start, size = tensor.data_ptr(), tensor.element_size()
+        if start <= race.address < start + tensor.numel() * size:
+            found["tensor"], found["element"] = name, (race.address - start) // size
+    return found
 
 
 def run_job(number: int, path: str, job: Path, progress: Path) -> None:

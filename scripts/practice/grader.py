@@ -43,7 +43,7 @@ from scripts.practice.source import (  # noqa: F401  (re-exported)
     mask_facts,
     read_source,
 )
-from scripts.qualify.judge import compare, mutated, never_written
+from scripts.qualify.judge import compare, mutated, never_written, race_problem
 
 #: The byte every output starts as: an element still holding it was never
 #: written (0x7F repeated is 3.4e38 in float32 and 2139062143 in int32, values
@@ -272,6 +272,8 @@ def find_failure(exercise, case, bases, returned) -> Failure | None:
     if exercise.deterministic:
         if not torch.equal(out.view(torch.int32), returned["again"].view(torch.int32)):
             return failure("nondeterministic", "a second call gave other bits")
+    if returned.get("race"):  # right here, in the interpreter's order only
+        return failure("race", race_problem(returned["race"]))
     return None
 
 

@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 PLUMBING = (
     os.path.join(HERE, "watch.py"),
     os.path.realpath(os.path.join(HERE, "..", "..", "snippets", "lib", "accesses.py")),
+    os.path.realpath(os.path.join(HERE, "..", "qualify", "races.py")),
 )
 
 
