@@ -1,7 +1,8 @@
 """Wrong: every block loads out[0], adds its partial and stores it back.
 The interpreter runs the blocks one after another, so the sum comes out
 right there; on a GPU two blocks load the same out[0] and one partial is
-lost. Mistake: race."""
+lost.
+Mistake: race."""
 
 import triton
 import triton.language as tl

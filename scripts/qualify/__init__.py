@@ -30,6 +30,8 @@ Modules, one job each:
 - ``compile_check``: compiles each launched specialisation for sm_90a.
 - ``compile_server``: the parent's compile process, outside the sandbox.
 - ``interpreter_rounding``: bfloat16 rounded to nearest even in the interpreter.
+- ``races``: races between the programs of one launch, from the accesses
+  the interpreter runs.
 - ``judge``: judges calls and cases from the child's claims and bytes.
 - ``verdict``: the verdict record and the lines the evaluator prints.
 - ``refresh``: regenerates the committed verdicts and the corpus.

@@ -7,10 +7,10 @@ that loads or stores an address another program stores. Atomics order
 programs as on a GPU: an acquire (or acq_rel) atomic on an address sees
 everything its program's release (or acq_rel) atomics on that address
 published before it, and the clocks carry that across programs (vector
-clocks, replayed in the order the interpreter ran the programs). So the
-"last program sums the partials" reduction, whose ticket is an acq_rel
-atomic, has no race, and a chained scan that loads its predecessor's carry
-without waiting on a flag has one.
+clocks, replayed in the order the interpreter ran the programs). So
+programs that store partials and draw an acq_rel ticket, the last of them
+combining the partials, do not race, and a program that loads the carry
+its predecessor stores, without waiting on a flag, does.
 
 The interpreter runs the programs of a launch one after another, so a race
 never changes a value there; this is how a CPU run still sees it. What it
