@@ -249,8 +249,10 @@ def _live(ptrs, mask) -> np.ndarray:
     addresses = np.asarray(ptrs.data).astype(np.int64).reshape(-1)
     if mask is None:
         return addresses
-    active = np.broadcast_to(np.asarray(mask.data), np.shape(ptrs.data))
-    return addresses[active.reshape(-1)]
+    # A mask may arrive as int32 0s and 1s (an `&` of a block and a scalar):
+    # as bool, or indexing would pick lane 0 again and again.
+    active = np.asarray(mask.data).astype(bool)
+    return addresses[np.broadcast_to(active, np.shape(ptrs.data)).reshape(-1)]
 
 
 @contextlib.contextmanager

@@ -98,3 +98,21 @@ def test_launches_are_judged_apart():
         shared_total_kernel[(1,)](X, out, BLOCK=16)
         shared_total_kernel[(1,)](X, out, BLOCK=16)
     assert watch.found is None
+
+
+@triton.jit
+def masked_off_kernel(x_ptr, out_ptr, rows, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    # Masked off in every lane (a block mask & a scalar: int32 in the
+    # interpreter), at the row of out that program 1 stores.
+    tl.load(x_ptr + (rows + 1 - pid) * BLOCK + offs, mask=(offs < BLOCK) & (pid > 9))
+    tl.store(out_ptr + pid * BLOCK + offs, tl.load(x_ptr + pid * BLOCK + offs))
+
+
+def test_lanes_a_mask_turns_off_are_not_accesses():
+    buffer = torch.zeros(128)
+    x, out = buffer[:64], buffer[64:]  # out starts where x ends
+    with races.watching() as watch:
+        masked_off_kernel[(4,)](x, out, 4, BLOCK=16)
+    assert watch.found is None
