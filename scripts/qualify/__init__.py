@@ -1,7 +1,9 @@
 """The evaluator of the Triton qualification project: a harness that knows
 no kernel. It qualifies a candidate file against a task's contract (a task
 is data beside the kernel it tests, ``kernels/<op>_task.py``) and writes
-verdicts as data (``results/qualify/*.json``, kind "verdict").
+verdicts as data (``results/qualify/*.json``, kind "verdict"). The practice
+grader (``scripts/practice``) runs learners' files through it at the
+learner trust level.
 
 ``python -m scripts.qualify [--task NAME] PATH`` qualifies one file;
 ``python -m scripts.qualify.refresh verdicts|corpus`` regenerates the
@@ -21,7 +23,16 @@ Modules, one job each:
 - ``evaluator``: runs one qualification, from the source to the verdict.
 - ``gate``: refuses a source before it runs (static allow-list, syntax).
 - ``review``: lists what a reviewer should read, and escapes untrusted text.
-- ``sandbox``: bubblewrap or the fallback, limits, and the fork server client.
+- ``sandbox``: bubblewrap or the fallback, limits, and the fork server client
+  (the hostile trust level, for qualification).
+- ``learner``: the learner trust level, for practice: one process for a
+  learner's files, from their folder, with a time and memory limit.
+- ``learner_source``: reads a learner's file before it runs (syntax, the
+  function, imports of someone else's kernel refused, unmasked accesses).
+- ``learner_child``: the learner's process: loads each file, calls it on
+  every case, writes the tensors and what it printed back.
+- ``learner_watch``: what a learner's launches did (stores into out and from
+  which file, atomics, float32 dots), from the interpreter's builder.
 - ``fork_server``: the server in the sandbox that forks one job per candidate.
 - ``worker``: the candidate's process: imports it, calls it on every case.
 - ``shared_inputs``: the inputs as sealed memory the candidate maps read-only.

@@ -33,12 +33,13 @@ reads every file strictly, and lists the constructs that forging needs
 
 from __future__ import annotations
 
+import contextlib
+
 # encodings.idna is imported here, before any fork: the candidate runs as
 # nobody when the evaluator is root, and an interpreter installed under /root
 # cannot be read by nobody, so a codec first looked up later (by a socket
 # call) would fail to load for a reason that is not the candidate's.
 import encodings.idna  # noqa: F401
-import contextlib
 import importlib.util
 import json
 import os

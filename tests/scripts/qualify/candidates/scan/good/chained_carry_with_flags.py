@@ -16,8 +16,9 @@ import triton.language as tl
 
 
 @triton.jit
-def flagged_kernel(x_ptr, out_ptr, carry_ptr, flag_ptr, ticket_ptr, n,
-                   BLOCK: tl.constexpr):
+def flagged_kernel(
+    x_ptr, out_ptr, carry_ptr, flag_ptr, ticket_ptr, n, BLOCK: tl.constexpr
+):
     block = tl.atomic_add(ticket_ptr, 1)
     offs = block.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
@@ -47,6 +48,7 @@ def cumsum(x):
         carries = torch.empty(blocks, dtype=torch.float32, device=x.device)
         flags = torch.zeros(blocks, dtype=torch.int32, device=x.device)
         ticket = torch.zeros(1, dtype=torch.int32, device=x.device)
-        flagged_kernel[(blocks,)](values, out, carries, flags, ticket,
-                                  values.numel(), BLOCK=1024)
+        flagged_kernel[(blocks,)](
+            values, out, carries, flags, ticket, values.numel(), BLOCK=1024
+        )
     return out

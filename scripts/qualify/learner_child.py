@@ -1,17 +1,19 @@
-"""The learner's side of a practice check: load the file, call its function
-on each case's inputs, write the tensors back. Nothing is judged here.
+"""The learner's process (the learner trust level, ``learner.py``): load the
+file, call its function on each case's inputs, write the tensors back.
+Nothing is judged here; the practice grader judges.
 
-``python -m scripts.practice.child LISTING`` (run by ``scripts.practice``
-under ``TRITON_INTERPRET=1``): each line of LISTING is a learner's file and a
-job folder, run in turn so torch and Triton load once, each from the
-learner's file's own folder. A job folder holds ``plan.json`` and one
-``in<i>.safetensors`` per case; for each case the child writes the case's
-name to ``LISTING.progress`` before calling, then ``out<i>.safetensors`` (the
-output with its guard bytes, the inputs' storages after the call, a second
-output for a determinism check) and ``out<i>.json`` (ok with what the
-launches did, or the exception in one line with the learner's line);
-``printed.txt`` (what the file printed, bounded); ``done`` at the end, or
-``fatal.json`` if the file would not import or lacks the function.
+``python -m scripts.qualify.learner_child LISTING`` (started by
+``learner.run`` under ``TRITON_INTERPRET=1``): each line of LISTING is a
+learner's file and a job folder, run in turn so torch and Triton load once,
+each from the learner's file's own folder. A job folder holds ``plan.json``
+and one ``in<i>.safetensors`` per case; for each case the child writes the
+case's name to ``LISTING.progress`` before calling, then
+``out<i>.safetensors`` (the output with its guard bytes, the inputs'
+storages after the call, a second output for a determinism check) and
+``out<i>.json`` (ok with what the launches did, or the exception in one line
+with the learner's line); ``printed.txt`` (what the file printed, bounded);
+``done`` at the end, or ``fatal.json`` if the file would not import or lacks
+the function.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from scripts.practice.watch import watched
+from scripts.qualify.learner_watch import watched
 from scripts.qualify.races import watching
 from snippets.lib.accesses import describe, reads_into_guards, record
 
