@@ -27,6 +27,8 @@ Modules, one job each:
   (the hostile trust level, for qualification).
 - ``learner``: the learner trust level, for practice: one process for a
   learner's files, from their folder, with a time and memory limit.
+- ``learner_cases``: the learner level's case model: inputs built from a
+  seed, guards and sentinel, the plan the learner's process reads.
 - ``learner_source``: reads a learner's file before it runs (syntax, the
   function, imports of someone else's kernel refused, unmasked accesses).
 - ``learner_child``: the learner's process: loads each file, calls it on

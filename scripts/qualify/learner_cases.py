@@ -3,7 +3,7 @@ is called on, built from a seed so a run can be replayed, and the plan the
 learner's process (``learner_child.py``) reads. A practice exercise
 (``scripts/practice/exercises.py``) lists its cases in these terms.
 
-An input may be a view (a transpose, every other column), so flat pointer
+An input may be a view (a ``.t()`` view, every other column), so flat pointer
 arithmetic that assumes contiguity shows up; a "window" input is ``WINDOW``
 bytes placed at ``start`` in a tensor of ``HUGE`` bytes, past 2**31, which
 only the learner's process allocates. Every output starts as ``SENTINEL``
