@@ -99,26 +99,33 @@ def conflicts(launch: Launch) -> np.ndarray:
     stores = [(p, a) for _, p, k, a in launch.chunks if k == STORE]
     if not stores:
         return np.empty(0, dtype=np.int64)
-    addresses = np.concatenate([a for _, a in stores])
-    owners = np.concatenate([np.full(a.size, p, np.int64) for p, a in stores])
-    order = np.argsort(addresses, kind="stable")
-    addresses, owners = addresses[order], owners[order]
-    unique, first = np.unique(addresses, return_index=True)
+    addresses, owners = _flat(stores)
+    if addresses.size > 1 and not bool((addresses[1:] >= addresses[:-1]).all()):
+        order = np.argsort(addresses)  # stores in address order need none
+        addresses, owners = addresses[order], owners[order]
+    first = np.flatnonzero(np.r_[True, addresses[1:] != addresses[:-1]])
+    unique = addresses[first]
     low = np.minimum.reduceat(owners, first)
     high = np.maximum.reduceat(owners, first)
     found = [unique[low != high]]  # stored by two programs
-    low_end, high_end = unique[0], unique[-1]
-    for _, program, kind, reached in launch.chunks:
-        if kind == STORE:
-            continue
-        near = reached[(reached >= low_end) & (reached <= high_end)]
-        if not near.size:
-            continue
-        at = np.searchsorted(unique, near)
-        hit = unique[at] == near
-        other = hit & ((low[at] != program) | (high[at] != program))
-        found.append(near[other])
+    others = [(p, a) for _, p, k, a in launch.chunks if k != STORE]
+    if others:
+        reached, programs = _flat(others)
+        near = (reached >= unique[0]) & (reached <= unique[-1])
+        reached, programs = reached[near], programs[near]
+        at = np.searchsorted(unique, reached)
+        hit = unique[at] == reached
+        other = hit & ((low[at] != programs) | (high[at] != programs))
+        found.append(reached[other])
     return np.unique(np.concatenate(found))
+
+
+def _flat(chunks: list) -> tuple[np.ndarray, np.ndarray]:
+    """(addresses, the program of each) of chunks ``(program, addresses)``."""
+    addresses = np.concatenate([a for _, a in chunks])
+    sizes = np.fromiter((a.size for _, a in chunks), np.int64, len(chunks))
+    programs = np.fromiter((p for p, _ in chunks), np.int64, len(chunks))
+    return addresses, np.repeat(programs, sizes)
 
 
 def replay(launch: Launch, needed: set[int], columns: dict[int, int]):
