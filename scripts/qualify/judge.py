@@ -381,6 +381,8 @@ def judge_kernel_call(
         and "the call changed " + clip("; ".join(claim["state_changed"]), 240),
     )
     if call.mode != "values":
+        if claim["race"]:  # judged only when found, so counts stay those of
+            tally.check("race-free", race_problem(claim["race"]))  # before
         return tally.failures, tally.evaluated, None
     changed = []
     for name, before in zip(names, pristine.bases, strict=True):
@@ -417,7 +419,28 @@ def judge_kernel_call(
             and f"{differ} of {values.numel()} elements "
             "differ bit for bit from the previous call on the same inputs",
         )
+    if claim["race"]:
+        tally.check("race-free", race_problem(claim["race"]))
     return tally.failures, tally.evaluated, values
+
+
+def race_problem(race: dict) -> str:
+    """The race a call's launch showed (scripts/qualify/races.py), with
+    the two programs and the element, in one sentence."""
+    first, second = (", ".join(str(i) for i in p[:3]) for p in race["programs"][:2])
+    verbs = [RACE_VERBS.get(k, "reaches") for k in race["kinds"][:2]]
+    verbs += ["reaches"] * (2 - len(verbs))
+    where = clip(race["tensor"], 60) or "an address in no argument"
+    if race["element"] >= 0:
+        where = f"element {race['element']} of {where}"
+    return (
+        f"a race in {clip(race['kernel'], 60)}: program ({second}) "
+        f"{verbs[1]} {where}, which program ({first}) {verbs[0]}, and no "
+        "atomic orders the two"
+    )
+
+
+RACE_VERBS = {"load": "loads", "store": "stores", "atomic": "updates atomically"}
 
 
 def _family_task():

@@ -157,6 +157,13 @@ OUTPUT = {
     "storage_nbytes": ("?", INT),
     "storage_offset": ("?", INT),
 }
+RACE = {
+    "kernel": STR,
+    "programs": [[INT]],
+    "kinds": [STR],
+    "tensor": STR,
+    "element": INT,
+}
 CALL = {
     "raised": ("?", EXCEPTION),
     "launches": [LAUNCH],
@@ -165,6 +172,7 @@ CALL = {
     "inputs_written": [STR],
     "state_changed": [STR],
     "earlier_changed": [STR],
+    "race": ("?", RACE),  # the first race of its launches (races.py)
 }
 CLAIM_SHAPES = {
     "case": {"name": STR, "seconds": NUM, "calls": [CALL]},

@@ -67,6 +67,7 @@ def _claim(output=None, raised=None, launches=()):
         "inputs_written": [],
         "state_changed": [],
         "earlier_changed": [],
+        "race": None,
     }
 
 
@@ -98,7 +99,7 @@ def _values_call(x, r):
     return Call("values", (spec(x), spec(r)))
 
 
-def _judge(out_tensor, launches=None, x=None, r=None):
+def _judge(out_tensor, launches=None, x=None, r=None, race=None):
     launches = [_launch()] if launches is None else launches
     x = torch.tensor([1.0, -2.0, 3.0]) if x is None else x
     r = torch.tensor([0.5, 0.5, 0.5]) if r is None else r
@@ -119,14 +120,22 @@ def _judge(out_tensor, launches=None, x=None, r=None):
         "c1.x": x.clone(),
         "c1.residual": r.clone(),
     }
-    return judge.judge_kernel_call(
-        call, 1, _claim(out, launches=launches), tensors, pristine, None, True
-    )
+    claim = _claim(out, launches=launches) | {"race": race}
+    return judge.judge_kernel_call(call, 1, claim, tensors, pristine, None, True)
 
 
 def test_a_right_answer_passes_every_check():
     failures, evaluated, values = _judge(torch.tensor([1.5, 0.0, 3.5]))
     assert failures == [] and evaluated == 11 and values is not None
+
+
+def test_a_race_the_child_saw_fails_race_free_and_names_the_programs():
+    race = {"kernel": "k", "programs": [[0, 0, 0], [1, 0, 0]],
+            "kinds": ["store", "load"], "tensor": "the output",
+            "element": 0}  # fmt: skip
+    failures, evaluated, _ = _judge(torch.tensor([1.5, 0.0, 3.5]), race=race)
+    assert [c for c, _ in failures] == ["race-free"] and evaluated == 12
+    assert "program (1, 0, 0) loads element 0 of the output" in failures[0][1]
 
 
 def test_a_wrong_answer_and_a_missing_launch_are_named():

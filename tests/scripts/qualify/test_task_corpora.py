@@ -16,7 +16,7 @@ import functools
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.qualify.checks import CHECK_ORDER
 from scripts.qualify.refresh import (
     case_kill_matrix,
@@ -43,7 +43,7 @@ def stale(name: str) -> str:
 def committed(name: str) -> dict:
     path = result_path(f"corpus-{name}")
     assert path.is_file(), stale(name)
-    return results.read("verdict", path).data
+    return evidence.read("verdict", path).data
 
 
 def entries(name: str) -> dict[str, dict]:
@@ -56,7 +56,7 @@ def test_the_committed_corpus_is_the_corpus_as_it_is_now(name):
     assert committed(name)["task"] == name
     assert sorted(found) == sorted(task_corpus_files(name)), stale(name)
     for path, entry in found.items():
-        assert entry["sha256"] == results.sha256_file(results.ROOT / path), (
+        assert entry["sha256"] == evidence.sha256_file(evidence.ROOT / path), (
             f"{path} changed: " + stale(name)
         )
         expected = expectation(path)
