@@ -247,11 +247,16 @@ def run_corpus(
     entry_of = task_corpus_entry if task else corpus_entry
 
     def record() -> dict:
-        by_task = {"task": task, "case_kill_matrix": case_kill_matrix(entries)}
+        # Only a task's entries carry the cases that failed (task_corpus_entry).
+        by_task = (
+            {"task": task, "case_kill_matrix": case_kill_matrix(entries)}
+            if task
+            else {}
+        )
         return {
             "schema_version": contract.SCHEMA_VERSION,
             "record": "corpus",
-            **(by_task if task else {}),
+            **by_task,
             "device": device,
             "interpreter_max_numel": CORPUS_MAX_NUMEL,
             "software": evaluator.software(),

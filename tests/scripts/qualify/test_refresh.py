@@ -195,3 +195,23 @@ def test_committed_verdict_is_current_and_agrees_with_the_corpus(name):
     if name == "residual_add_relu":
         kernel_cases = sum(c.kind == "kernel" for c in cases())
         assert committed["counts"]["kernel_cases"] == kernel_cases
+
+
+def test_a_partial_run_of_the_shared_corpus_records_without_task_fields(monkeypatch):
+    """`refresh corpus --only PATH` without --task (the device run's dry step)
+    once died with KeyError 'failed_cases': only task entries carry them."""
+    path = "tests/scripts/qualify/candidates/broken/python_helper_in_kernel.py"
+    fake = {
+        "sha256": "0" * 64,
+        "status": "rejected",
+        "gate": None,
+        "cases": [],
+        "first_failure": None,
+        "failed_checks": [refresh.CHECK_ORDER[0]],
+        "elapsed_s": 0.1,
+    }
+    monkeypatch.setattr(refresh, "qualify_for_corpus", lambda *a: fake)
+    monkeypatch.setattr(refresh, "git_identity", lambda: {})
+    record = refresh.run_corpus([path])
+    assert [e["path"] for e in record["candidates"]] == [path]
+    assert "case_kill_matrix" not in record and "task" not in record
