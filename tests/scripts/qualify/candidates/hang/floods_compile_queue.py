@@ -23,7 +23,25 @@ def salted_kernel(x_ptr, r_ptr, out_ptr, n, SALT: tl.constexpr, BLOCK: tl.conste
     tl.store(out_ptr + offs, tl.where(y > 0, y, 0.0), mask=mask)
 
 
+def _validate(x, residual):
+    # Refuses what the contract refuses, so the flood is its only fault.
+    for name, value in (("x", x), ("residual", residual)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor")
+        if value.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+            raise TypeError(f"{name} has unsupported dtype {value.dtype}")
+    if x.dtype != residual.dtype:
+        raise TypeError(f"residual is {residual.dtype} but x is {x.dtype}")
+    if x.shape != residual.shape:
+        raise ValueError(
+            f"residual has shape {tuple(residual.shape)}, x has {tuple(x.shape)}"
+        )
+    if x.device != residual.device:
+        raise ValueError(f"residual is on {residual.device}, x on {x.device}")
+
+
 def residual_add_relu(x, residual):
+    _validate(x, residual)
     x, residual = x.contiguous(), residual.contiguous()
     out = torch.empty_like(x)
     n = x.numel()
