@@ -13,6 +13,12 @@ PYTEST_WORKERS ?= 2
 # uses: a second checkout that shares another's environment (VENV=../a/.venv)
 # builds and tests its own files, not the ones the editable install names.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+# Compiled bytecode is kept (__pycache__/, ignored by git): where the
+# environment sets PYTHONDONTWRITEBYTECODE, every process the suite starts
+# (two workers, each site build, each snippet run as a script) compiled the
+# project's modules again, and each worker re-rewrote every test module's
+# asserts. The evaluator's candidates still never write any (sandbox.py).
+unexport PYTHONDONTWRITEBYTECODE
 # The editable install points the environment at one checkout: a .venv inside
 # this checkout is pointed here; a shared one only if it points nowhere yet,
 # so a second checkout never re-points another's environment.

@@ -209,6 +209,7 @@ class Compiler:
             TRITON_DISABLE_LINE_INFO="1",
             TMPDIR=inside_work,
             HOME=inside_work,
+            PYTHONDONTWRITEBYTECODE="1",  # candidates' code never writes a .pyc
         )
         command = [sys.executable, "-m", "scripts.qualify.compile_server"]
         if bwrap:

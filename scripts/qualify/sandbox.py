@@ -470,6 +470,9 @@ class ForkServer:
         self.setup = ""  # what the last job's setup reported (worker.py)
         self.jobs = make_jobs_dir(device)
         env = dict(os.environ, TRITON_INTERPRET="1" if device == "cpu" else "0")
+        # Candidates read the bytecode the project compiled but never write
+        # any: a written .pyc would run in every later process.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
         # A socket that carries each job's sealed inputs (a memfd) to the
         # server by SCM_RIGHTS (scripts/qualify/shared_inputs.py).
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
