@@ -2,8 +2,10 @@
 driven by Playwright, never a downloaded browser) against the site served on
 127.0.0.1.
 
-To keep the whole module within seconds, one fixture (``survey``) loads each
-page once, in one browser context, and records what every check needs: at
+To keep the whole module within seconds, one fixture (``survey``) visits each
+page once, in one browser context, moving between pages by the site's instant
+navigation as a reader's clicks do (a page with scripts of its own is loaded
+in full), and records what every check needs: at
 desktop width (1280 px) and, after a resize, at phone width (360 px). Then,
 on the first page with calculators, it runs every calculator of the site
 (each copied from its own page) against the Python function it names, and
@@ -30,6 +32,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from scripts.bench.site_browser import CHROMIUM, CHROMIUM_ARGS, QuietHandler
 from scripts.site.glossary import load_terms
@@ -431,19 +434,41 @@ PHONE_CHECKS_JS = f"""async (limit) => ({{
   plot_notice: ({PLOT_NOTICE_JS})(),
   phone_diagrams: ({PHONE_DIAGRAMS_JS})(),
 }})"""
-# Every copy button's target and the text that target shows.
-COPY_TARGETS_JS = """() => [...document.querySelectorAll(
-    ".md-content button.md-clipboard")].map(b => {
-  const target = b.getAttribute("data-clipboard-target");
-  const shown = target && document.querySelector(target);
-  return [target, shown ? shown.innerText : null];
-})"""
-# What the last copy put on the clipboard, emptied for the next one.
-TAKE_CLIPBOARD_JS = """async () => {
-  const text = await navigator.clipboard.readText();
-  await navigator.clipboard.writeText("");
-  return text;
-}"""
+# Copy buttons pressed as a reader presses them (a click, which Material
+# answers by copying the block's text), the copied text caught at the page's
+# copy event instead of read back from the system clipboard (a round trip
+# per button was most of its cost): the first and the last button of each
+# page, after opening the page's folded blocks (a hidden block copies
+# nothing, and a reader opens one before copying from it). Also counted:
+# code blocks that got no copy button at all.
+COPY = 'button[data-md-type="copy"], button.md-clipboard'
+COPY_JS = f"""() => {{
+  const content = document.querySelector(".md-content");
+  if (!content) return {{pressed: [], unbuttoned: 0}};
+  const buttons = [...content.querySelectorAll('{COPY}')];
+  const targets = new Set(buttons.map(b => b.getAttribute("data-clipboard-target")));
+  const unbuttoned = [...content.querySelectorAll("pre > code")].filter(
+    c => !c.parentElement.id || !targets.has(`#${{c.parentElement.id}} > code`)).length;
+  for (const d of content.querySelectorAll("details:not([open])")) d.open = true;
+  let copied = null;
+  const take = event => {{
+    event.preventDefault();  // the system clipboard is not needed
+    const active = document.activeElement;
+    copied = active && active.tagName === "TEXTAREA"
+      ? active.value : String(document.getSelection());
+  }};
+  document.addEventListener("copy", take, true);
+  const pressed = [...new Set([buttons[0], buttons[buttons.length - 1]])]
+    .filter(Boolean).map(button => {{
+      const target = button.getAttribute("data-clipboard-target");
+      const shown = target && document.querySelector(target);
+      copied = null;
+      button.click();
+      return [target, shown ? shown.textContent : null, copied];
+    }});
+  document.removeEventListener("copy", take, true);
+  return {{pressed, unbuttoned}};
+}}"""
 SCHEME_JS = """(scheme) => document.body.setAttribute("data-md-color-scheme", scheme)"""
 
 RUN_JS = """(el, values) => {
@@ -458,20 +483,66 @@ RUN_JS = """(el, values) => {
 }"""
 
 
-def copy_problems(page, url: str) -> list[str]:
-    """Press every code block's copy button; compare what it copied with
-    the code the block displays."""
+# A click on a link, as a reader moves between pages: Material's instant
+# navigation fetches the page and swaps its content in, without running the
+# theme's scripts again (a full load of each page was most of the survey's
+# time). Resolves with the new address once the page is in place and its
+# images have loaded (document$ first replays the page being left).
+INSTANT_JS = """(url) => new Promise(resolve => {
+  let replayed = false;
+  const subscription = window.document$.subscribe(() => {
+    if (!replayed) { replayed = true; return; }
+    subscription.unsubscribe();
+    const loading = [...document.images].filter(i => !i.complete)
+      .map(i => new Promise(done => { i.onload = i.onerror = done; }));
+    Promise.all(loading).then(() => resolve(location.href));
+  });
+  const link = document.createElement("a");
+  link.href = url;
+  document.querySelector(".md-content").appendChild(link);
+  link.click();
+})"""
+
+
+def page_scripts(page: Path) -> set[str]:
+    """A built page's script tags, relative paths made alike."""
+    tags = re.findall(r"<script\b[^>]*>", page.read_text(encoding="utf-8"))
+    return {re.sub(r"(\.\./)+", "", tag) for tag in tags}
+
+
+def arrive(page, url: str, full: bool, found: dict) -> None:
+    """Open `url`: a full load, or instant navigation from the page shown.
+    Where Material loads the page in full instead (before it has read the
+    sitemap), that load is waited for."""
+    if not full:
+        try:
+            if page.evaluate(INSTANT_JS, url) == url:
+                return
+        except PlaywrightError as exc:
+            if "context was destroyed" not in str(exc):
+                raise
+            page.wait_for_load_state("load")
+            if page.url == url:
+                found["full_loads"].append(url)
+                return
+    page.goto(url, wait_until="load")
+    found["full_loads"].append(url)
+
+
+def copy_problems(page, url: str, found: dict) -> list[str]:
+    """Press copy buttons (COPY_JS); compare what each copied with the code
+    its block displays."""
     problems = []
-    buttons = page.locator(".md-content button.md-clipboard")
-    targets = page.evaluate(COPY_TARGETS_JS)
-    if targets:
-        page.evaluate("navigator.clipboard.writeText('')")
-    for index, (target, shown) in enumerate(targets):
-        buttons.nth(index).click()
-        copied = page.evaluate(TAKE_CLIPBOARD_JS)
-        if shown is None or copied.rstrip("\n") != shown.rstrip("\n"):
+    checked = page.evaluate(COPY_JS)
+    found["copy_pressed"] += len(checked["pressed"])
+    if checked["unbuttoned"]:
+        problems.append(
+            f"/{url}: {checked['unbuttoned']} code blocks have no copy button"
+        )
+    for target, shown, copied in checked["pressed"]:
+        if shown is None or copied is None or copied.rstrip("\n") != shown.rstrip("\n"):
             problems.append(
-                f"/{url} block {target}: copied {copied[:60]!r}, shows "
+                f"/{url} block {target}: copied {(copied or '')[:60]!r}, shows "
                 f"{(shown or '')[:60]!r}"
             )
     return problems
@@ -669,6 +740,8 @@ def run_survey(browser, server, built_site) -> dict:
         )
     }
     found["first_run_s"] = None
+    found["copy_pressed"] = 0
+    found["full_loads"] = []
     seconds = found["seconds"] = dict.fromkeys(
         ("load", "layout", "diagrams", "copy", "calculators", "search"), 0.0
     )
@@ -683,10 +756,15 @@ def run_survey(browser, server, built_site) -> dict:
             body="self.onmessage = () => {};", content_type="text/javascript"
         ),
     )
+    # A page with scripts of its own (a notebook's) is loaded in full, as
+    # instant navigation would not run them as a fresh load does; the others
+    # are reached as a reader clicking through the site reaches them.
+    shared_scripts = page_scripts(built_site / "index.html")
     try:
         for url in site_pages(built_site):
             clock = time.perf_counter()
-            page.goto(server + url, wait_until="load")
+            own = page_scripts(built_site / url / "index.html") - shared_scripts
+            arrive(page, server + url, url == "" or bool(own), found)
             seconds["load"] += time.perf_counter() - clock
             clock = time.perf_counter()
             # Both widths, starting with the one the last page ended at:
@@ -724,7 +802,7 @@ def run_survey(browser, server, built_site) -> dict:
             widths.reverse()
             seconds["layout"] += time.perf_counter() - clock
             clock = time.perf_counter()
-            found["copy"].extend(copy_problems(page, url))
+            found["copy"].extend(copy_problems(page, url, found))
             seconds["copy"] += time.perf_counter() - clock
             if url == LESSON:
                 found["badge"] = page.locator("article .access-line .access-badge")
@@ -790,7 +868,8 @@ def run_survey(browser, server, built_site) -> dict:
         seconds["search"] = time.perf_counter() - clock
         found["errors"] = visit.errors
         print(
-            f"browser survey of {len(site_pages(built_site))} pages (s): "
+            f"browser survey of {len(site_pages(built_site))} pages, "
+            f"{len(found['full_loads'])} loaded in full (s): "
             + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items())
         )
         return found
@@ -889,7 +968,7 @@ def lesson_copy(page) -> str | None:
     if not block.count():
         return None
     block.hover()
-    block.locator('button[data-md-type="copy"], button.md-clipboard').first.click()
+    block.locator(COPY).first.click()
     return page.evaluate("navigator.clipboard.readText()")
 
 
@@ -985,6 +1064,9 @@ def test_plot_text_is_at_least_10px_on_a_phone(survey):
 
 
 def test_every_copy_button_copies_the_code_it_shows(survey):
+    """Every code block has a copy button; the first and last of each page,
+    pressed, copy the code their block shows."""
+    assert survey["copy_pressed"] > 0, "no copy button was pressed"
     assert not survey["copy"], "\n".join(survey["copy"])
 
 
