@@ -446,9 +446,8 @@ COPY_JS = f"""() => {{
   const content = document.querySelector(".md-content");
   if (!content) return {{pressed: [], unbuttoned: 0}};
   const buttons = [...content.querySelectorAll('{COPY}')];
-  const targets = new Set(buttons.map(b => b.getAttribute("data-clipboard-target")));
   const unbuttoned = [...content.querySelectorAll("pre > code")].filter(
-    c => !c.parentElement.id || !targets.has(`#${{c.parentElement.id}} > code`)).length;
+    code => !code.parentElement.querySelector('{COPY}')).length;
   for (const d of content.querySelectorAll("details:not([open])")) d.open = true;
   let copied = null;
   const take = event => {{
@@ -461,7 +460,8 @@ COPY_JS = f"""() => {{
   const pressed = [...new Set([buttons[0], buttons[buttons.length - 1]])]
     .filter(Boolean).map(button => {{
       const target = button.getAttribute("data-clipboard-target");
-      const shown = target && document.querySelector(target);
+      const block = button.closest("pre");  // the block the button sits on
+      const shown = block && block.querySelector(":scope > code");
       copied = null;
       button.click();
       return [target, shown ? shown.textContent : null, copied];
@@ -537,7 +537,7 @@ def copy_problems(page, url: str, found: dict) -> list[str]:
     found["copy_pressed"] += len(checked["pressed"])
     if checked["unbuttoned"]:
         problems.append(
-            f"/{url}: {checked['unbuttoned']} code blocks have no copy button"
+            f"/{url}: code blocks without a copy button: {checked['unbuttoned']}"
         )
     for target, shown, copied in checked["pressed"]:
         if shown is None or copied is None or copied.rstrip("\n") != shown.rstrip("\n"):
@@ -1068,6 +1068,32 @@ def test_every_copy_button_copies_the_code_it_shows(survey):
     pressed, copy the code their block shows."""
     assert survey["copy_pressed"] > 0, "no copy button was pressed"
     assert not survey["copy"], "\n".join(survey["copy"])
+
+
+#: A page with several code blocks, for the copy check's known-bad cases.
+COPY_CHECK_PAGE = "kernels/memory-bound/transpose-and-coalescing/"
+#: The first button pointed at the last block's code, and the last block's
+#: button removed: what the copy check must report.
+BREAK_COPY_JS = f"""() => {{
+  const buttons = [...document.querySelectorAll('.md-content :is({COPY})')];
+  const last = buttons[buttons.length - 1];
+  buttons[0].setAttribute("data-clipboard-target",
+    last.getAttribute("data-clipboard-target"));
+  buttons[1].remove();
+}}"""
+
+
+def test_the_copy_check_catches_a_wrong_copy_and_a_missing_button(browser, server):
+    visit = Visit(browser, server)
+    try:
+        visit.page.goto(server + COPY_CHECK_PAGE, wait_until="load")
+        visit.page.evaluate(BREAK_COPY_JS)
+        found = {"copy_pressed": 0}
+        problems = copy_problems(visit.page, COPY_CHECK_PAGE, found)
+    finally:
+        visit.close()
+    assert any(p.endswith("without a copy button: 1") for p in problems), problems
+    assert any(" block #" in p for p in problems), problems
 
 
 def test_copy_button_copies_exactly_the_snippet(survey):
