@@ -49,6 +49,16 @@ class Access:
     element_bytes: int
 
 
+def lanes_on(mask, ptrs):
+    """The mask as one bool per lane. A mask can reach the interpreter as
+    int32 0s and 1s (an ``&`` of a block and a scalar); used as an index
+    as it is, it would pick lanes 0 and 1 again and again."""
+    import numpy as np
+
+    active = np.asarray(mask.data).astype(bool)
+    return np.broadcast_to(active, np.shape(ptrs.data)).reshape(-1)
+
+
 @contextlib.contextmanager
 def record(tensors: dict):
     """Record every load and store that touches one of ``tensors``
@@ -67,7 +77,7 @@ def record(tensors: dict):
 
     def note(kind, ptrs, mask):
         addresses = np.asarray(ptrs.data).astype(np.int64).reshape(-1)
-        active = np.broadcast_to(np.asarray(mask.data), ptrs.data.shape).reshape(-1)
+        active = lanes_on(mask, ptrs)
         grid = tuple(int(i) for i in interpreter.interpreter_builder.grid_idx)
         for name, (start, end, size) in spans.items():
             live = addresses[active]
@@ -113,8 +123,7 @@ def reads_into_guards(guards: dict):
 
     def checked_load(self, ptrs, mask, other, *rest):
         addresses = np.asarray(ptrs.data).astype(np.int64).reshape(-1)
-        active = np.broadcast_to(np.asarray(mask.data), ptrs.data.shape).reshape(-1)
-        live = addresses[active]
+        live = addresses[lanes_on(mask, ptrs)]
         for name, (lo, start, end, hi) in guards.items():
             if (
                 live.size

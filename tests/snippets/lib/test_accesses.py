@@ -42,3 +42,19 @@ def test_the_picture_and_its_facts_come_from_the_record():
     assert (
         facts["naive.stores.sectors"] == "32" and facts["tiled.stores.sectors"] == "4"
     )
+
+
+def test_a_mask_of_int32_ones_and_zeros_is_read_lane_by_lane():
+    """The harness's race check met masks that reach the interpreter as
+    int32 0s and 1s; indexed as they came, such a mask picks lanes 0 and 1
+    again and again instead of the live lanes."""
+    import numpy as np
+
+    class Handle:  # what the interpreter hands its builder: a .data array
+        def __init__(self, data):
+            self.data = data
+
+    mask, ptrs = Handle(np.array([1, 0, 1, 1], np.int32)), Handle(np.arange(4) * 4)
+    addresses = np.asarray(ptrs.data)
+    assert addresses[accesses.lanes_on(mask, ptrs)].tolist() == [0, 8, 12]
+    assert addresses[np.asarray(mask.data)].tolist() != [0, 8, 12]  # the bug
