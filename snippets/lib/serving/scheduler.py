@@ -48,6 +48,12 @@ class Sequence:
         return self.prompt + self.output
 
     @property
+    def known(self) -> int:
+        """len(self.tokens), counted rather than built: the scheduler asks
+        it of every sequence at every step."""
+        return len(self.prompt) + len(self.output)
+
+    @property
     def done(self) -> bool:
         return len(self.output) >= self.limit
 
@@ -55,16 +61,15 @@ class Sequence:
     def fed_tokens(self) -> list[int]:
         """The tokens the coming step feeds: a prefill chunk, or the last
         token and the draft after it."""
-        n = self.chunk or len(self.tokens) - self.cached
+        n = self.chunk or self.known - self.cached
         return (self.tokens + self.draft)[self.cached : self.cached + n]
 
     @property
     def emits(self) -> bool:
         """Whether the coming step reaches the end of the known tokens and so
         produces a token (a middle chunk of a prefill does not)."""
-        # len(self.tokens) and len(self.fed_tokens), counted, not built: the
-        # simulator asks this of every sequence at every step.
-        known = len(self.prompt) + len(self.output)
+        # len(self.fed_tokens), counted, not built, like `known`.
+        known = self.known
         fed = min(
             self.chunk or known - self.cached, known + len(self.draft) - self.cached
         )
@@ -208,7 +213,7 @@ class Scheduler:
         for seq in list(self.running):
             if seq not in self.running:
                 continue  # preempted below, on behalf of an older sequence
-            left = len(seq.tokens) - seq.cached
+            left = seq.known - seq.cached
             seq.draft = []
             if left == 1 and self.draft is not None and budget > 1:
                 room = min(self.draft_tokens, seq.limit - len(seq.output) - 1)
@@ -234,7 +239,7 @@ class Scheduler:
             hits_free = sum(
                 self.allocator.cached(k) in self.allocator.free for k in keys
             )
-            need = blocks_needed(len(seq.tokens), self.block_size) - len(keys)
+            need = blocks_needed(seq.known, self.block_size) - len(keys)
             left_after = self.allocator.num_free - hits_free - need
             if left_after < 0 or (self.running and left_after < self.watermark_blocks):
                 break  # no skipping ahead: a long prompt is not starved
@@ -242,15 +247,15 @@ class Scheduler:
             seq.blocks = [self.allocator.share(k, seq.seq_id) for k in keys]
             seq.cached = seq.registered = len(keys) * self.block_size
             if seq.preemptions:
-                seq.recomputed += len(seq.tokens) - seq.cached
-                self.recomputed_tokens += len(seq.tokens) - seq.cached
+                seq.recomputed += seq.known - seq.cached
+                self.recomputed_tokens += seq.known - seq.cached
             else:
                 self.prompt_tokens += len(seq.prompt)
                 self.prefix_hit_tokens += seq.cached
                 seq.prefix_hit_tokens = seq.cached
-            self._grow(seq, len(seq.tokens))
+            self._grow(seq, seq.known)
             seq.draft = []
-            seq.chunk = int(min(len(seq.tokens) - seq.cached, budget))
+            seq.chunk = int(min(seq.known - seq.cached, budget))
             budget -= seq.chunk
             self.running.append(seq)
         return [s for s in self.running if s.chunk > 0]
@@ -266,7 +271,7 @@ class Scheduler:
         the output is exactly what one-token-at-a-time decoding gives."""
         for seq, predicted in zip(batch, predictions, strict=True):
             predicted = predicted if isinstance(predicted, list) else [predicted]
-            known = len(seq.tokens)
+            known = seq.known
             if not seq.emits:
                 seq.cached += seq.chunk
                 seq.chunk = 0

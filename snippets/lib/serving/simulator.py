@@ -149,7 +149,7 @@ def simulate(
         if step_cost is None:
             clock.t += step_time(len(batch), fed)
         else:
-            decode = sum(s.cached == len(s.tokens) - 1 for s in batch)
+            decode = sum(s.cached == s.known - 1 for s in batch)
             clock.t += step_cost(len(batch), fed - decode, decode)
         return [[0] for _ in batch]  # a token's value never changes the schedule
 
