@@ -11,4 +11,5 @@ compiled interpreter). Standard library only, one job a module:
 - ``cases``: an exercise's cases built with guards and the sentinel fill.
 - ``diagnose``: the CLI's conditions and value checks, without torch.
 - ``grade``: one check of a learner's source, as the CLI reports it.
+- ``page``: what the page's worker calls in Pyodide (install, check, run).
 """

@@ -1,0 +1,108 @@
+"""The kernel editor on the on-ramp and the practice pages: the starter in
+an editor, Run and Check, the grader's verdict and hints, graded in the
+reader's browser (``scripts/practice_web`` in Pyodide, in a worker; nothing
+leaves the reader's machine).
+
+``<!-- insert: scripts/site/kernel_editor.py:editor("vector-add") -->``
+    the editor for one exercise, as one line of HTML (the starter in a data
+    attribute, so no blank line ends the HTML block), or, for an exercise the
+    page cannot run, an element saying so that the page's words explain.
+``<!-- insert: scripts/site/kernel_editor.py:where_it_runs() -->``
+    every exercise: on the page, or the local grader and the input size
+    that decides it.
+
+:func:`write_site` copies the Python the worker loads and the Pyodide
+runtime into the built site.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+from pathlib import Path
+
+from evidence.tables import markdown_table
+from scripts.practice.exercises import BY_NAME, EXERCISES, ROOT
+from scripts.site import calculators
+
+SITE_PYTHON = "assets/kernel-editor/py"
+#: What the worker imports: the exercises' data, hints and source checks, and
+#: the subset (all standard library, checked by tests/scripts/site).
+PYTHON_FILES = (
+    "scripts/__init__.py",
+    "scripts/practice/__init__.py",
+    "scripts/practice/exercises.py",
+    "scripts/practice/hints.py",
+    "scripts/practice/source.py",
+    *sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "scripts" / "practice_web").glob("*.py")
+    ),
+)
+
+
+def _attr(value) -> str:
+    return html.escape(str(value), quote=True).replace("\n", "&#10;")
+
+
+def editor(name: str) -> str:
+    """One exercise's editor (or its local-only notice), one line of HTML."""
+    from scripts.practice_web.cases import runs_on_page
+
+    exercise = BY_NAME[name]
+    if not runs_on_page(exercise):
+        return (f'<div class="kernel-editor kernel-editor--local" '
+                f'data-exercise="{_attr(name)}"></div>')  # fmt: skip
+    starter = (exercise.folder / "starter.py").read_text(encoding="utf-8")
+    rows = max(12, min(40, starter.count("\n") + 2))
+    return (
+        f'<div class="kernel-editor" data-exercise="{_attr(name)}" '
+        f'data-starter="{_attr(starter)}" data-rows="{rows}" '
+        f'data-files="{_attr(" ".join(PYTHON_FILES))}"></div>'
+    )
+
+
+def where_it_runs() -> str:
+    """Every exercise: on the page, or the local grader, with the largest
+    input one of its cases needs."""
+    from scripts.practice_web.cases import PAGE_BYTES, input_bytes, runs_on_page
+
+    rows = []
+    for e in EXERCISES:
+        largest = max(input_bytes(s) for c in e.cases for s in c.inputs)
+        where = "on the page" if runs_on_page(e) else "local grader"
+        rows.append([f"`{e.name}`", where, _size(largest)])
+    table = markdown_table(["exercise", "graded", "largest input"], rows)
+    return f"{table}\n\nThe page holds inputs up to {_size(PAGE_BYTES)}."
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def runtime_bytes() -> int:
+    """What a first Check downloads: the Pyodide files and the Python."""
+    files = [calculators.PYODIDE_SOURCE / f for f in calculators.PYODIDE_FILES]
+    files += [ROOT / f for f in PYTHON_FILES]
+    return sum(f.stat().st_size for f in files if f.is_file())
+
+
+def facts() -> dict[str, str]:
+    return {"runtime_size": _size(runtime_bytes())}
+
+
+def write_site(site_dir: Path) -> None:
+    """Copy the worker's Python and the Pyodide runtime into the site."""
+    for rel in PYTHON_FILES:
+        target = site_dir / SITE_PYTHON / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / rel, target)
+    for name in calculators.PYODIDE_FILES:
+        source = calculators.PYODIDE_SOURCE / name
+        target = site_dir / calculators.SITE_PYODIDE / name
+        if source.is_file() and not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
