@@ -51,7 +51,10 @@ from scripts.practice_web.blocks import (  # noqa: F401  (tl's names)
     zeros,
 )
 
-SUBSET = frozenset(n for n in dir() if not n.startswith("_")) - {"OutsideSubset", "annotations"}
+SUBSET = frozenset(n for n in dir() if not n.startswith("_")) - {
+    "OutsideSubset",
+    "annotations",
+}
 
 
 def __getattr__(name: str):
