@@ -72,6 +72,8 @@ qualify: $(STAMP) ## Qualify the project's residual add + ReLU kernel (CPU inter
 qualify-refresh: $(STAMP) ## Regenerate results/qualify/ after the kernel changes
 	$(BIN)/python -m scripts.qualify.refresh verdicts
 	$(BIN)/python -m scripts.qualify.refresh corpus
+	for task in softmax reduction scan transpose matmul attention; do \
+		$(BIN)/python -m scripts.qualify.refresh corpus --task $$task || exit 1; done
 	$(BIN)/python -m scripts.bench --device cpu --profile compare residual_add_relu
 
 qualify-gpu: ## On a GPU machine: qualify on CUDA and time the comparison

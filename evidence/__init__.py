@@ -9,6 +9,23 @@ malformed file fails with one line naming the file and the field.
 Result files may come from outside (a GPU machine, a reader): reading refuses
 what is not a regular file, what is too large, what nests too deeply, and
 non-finite numbers, each with a one-line ``ResultFileError``.
+
+Modules, one job each:
+
+- ``artifacts``: the one reader of compiled artifacts
+  (``results/artifacts/``).
+- ``contributed``: results other tools wrote (nccl-tests, vLLM, SGLang),
+  imported under their own evidence source.
+- ``benchmarks``: benchmark result files: load, pick the newest, tell
+  whether stale.
+- ``method``: the benchmark method's numbers and rules, shared by runner and
+  pages.
+- ``provenance``: where a result came from: the commit, the software, the
+  device.
+- ``published``: published figures others measured, each with its source.
+- ``tables``: Markdown tables, built one way everywhere.
+- ``text``: text from a data file made safe to print: checked on load, inert
+  on a page.
 """
 
 from __future__ import annotations
@@ -31,6 +48,9 @@ RESULTS_DIR = ROOT / "results"
 KINDS = ("bench", "artifact", "verdict", "catalog", "serving", "sanitizer")
 KINDS += ("collectives",)  # python -m scripts.collectives
 KINDS += ("site_speed",)  # python -m scripts.bench site
+# python -m scripts.bench import: another tool's result, mapped (contributed.py)
+KINDS += ("contributed_collectives", "contributed_serving")
+KINDS += ("plan",)  # python -m scripts.bench plan: a job manifest
 #: The largest result file read (a real one is well under 1 MiB).
 MAX_BYTES = 16 * 2**20
 #: A smaller limit for kinds every page reads again (a GPU run's bench file
@@ -161,6 +181,43 @@ def _too_deep(raw: bytes) -> bool:
         elif byte in (0x5D, 0x7D):
             depth -= 1
     return False
+
+
+def read_untrusted(path: Path, shown: str, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a file from outside, or ResultFileError naming it: a
+    regular file (not a link, a folder or a device) of at most ``limit``."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_file():
+        raise ResultFileError(f"{shown}: not a regular file")
+    with open(path, "rb") as handle:
+        raw = handle.read(limit + 1)  # never more, whatever stat said
+    if len(raw) > limit:
+        raise ResultFileError(f"{shown}: larger than {limit >> 10} KiB")
+    return raw
+
+
+def parse_untrusted(raw: bytes, shown: str, non_finite_keys=frozenset()) -> Any:
+    """Strict JSON from outside, or ResultFileError: nested at most
+    MAX_DEPTH, no NaN or Infinity except as the value of a key in
+    ``non_finite_keys`` (another tool's "no limit"), where it stays a float."""
+    if _too_deep(raw):
+        raise ResultFileError(f"{shown}: nested more than {MAX_DEPTH} levels deep")
+    try:
+        data = json.loads(raw, parse_constant=_NonFinite, parse_float=_parse_float)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ResultFileError(f"{shown}: not valid JSON: {exc}") from None
+    if isinstance(data, dict):
+        for key in non_finite_keys:
+            if isinstance(data.get(key), _NonFinite):
+                data[key] = float(data[key].text)
+    found = _find_non_finite(data)
+    if found is not None:
+        field, text = found
+        raise ResultFileError(
+            f"{shown}: field '{field}': non-finite number {text[:40]} "
+            "(JSON has no NaN or Infinity)"
+        )
+    return data
 
 
 @dataclass(frozen=True)

@@ -3,84 +3,74 @@
 `python -m scripts.artifacts` compiles each kernel for sm_90a without a GPU
 and writes one file per kernel. Evidence kind: compiled artifact: which
 instructions, registers and shared memory the code uses, never its speed.
-Everything a page needs to read such a file lives here once: the path, the
-load (every build checked for the fields the lessons read), the "Stale
+Everything a page or a tool needs to read such a file lives here once: the
+path, the load (checked against ``evidence/schemas/artifact.schema.json``,
+as the builder checks what it writes), the "Stale
 artifact" warning when the kernel source changed after the build, the "Not
 compiled yet" note when there is no file, the SASS opcode families and the
 HGMMA shape. Readings that explain one lesson's kernel stay in that lesson
 (or in snippets/lib/ when several lessons share them).
 
-A missing file is not an error (the page says so); a file without a field
-read here raises ArtifactError naming the file and the field, so the site
-build fails.
+A missing file is not an error for ``load`` (the page says so) and is one for
+``read_artifact`` (the builder and its tests); a file that breaks the schema
+raises ArtifactError naming the file and the field, so the site build fails.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from evidence import ROOT, sha256_file
+from evidence import ROOT, ResultFileError, read, sha256_file
+from kernels.devices import PRIMARY_TARGET, WARP_SIZE
 
 ARTIFACTS = ROOT / "results" / "artifacts"
-TARGET = "sm_90a"
-#: Threads in one warp on every NVIDIA GPU so far (CUDA C++ Programming
-#: Guide, "Hardware Implementation"): a build's threads are num_warps x 32.
-THREADS_PER_WARP = 32
+TARGET = PRIMARY_TARGET
+#: A build's threads are num_warps x this (kernels/devices.py).
+THREADS_PER_WARP = WARP_SIZE
 #: What a page shows in prose where a number from a missing artifact goes.
 NOT_COMPILED = "(not compiled yet)"
 
-#: Top-level fields and per-build fields (with their types) the readers use.
-TOP_FIELDS = ("source", "source_sha256", "target", "triton_version", "builds")
-BUILD_FIELDS = {
-    "build": str,
-    "num_warps": int,
-    "num_stages": int,
-    "registers": int,
-    "shared_bytes": int,
-    "spill_store_bytes": int,
-    "spill_load_bytes": int,
-    "sass_opcodes": dict,
-    "ptx_opcodes": dict,
-    "signature": dict,
-    "constexprs": dict,
-    "local_bytes": int,
-    "sass_excerpt": list,
-}
+KIND = "artifact"
 
 
-class ArtifactError(ValueError):
-    """The artifact exists but does not hold what a page reads."""
+class ArtifactError(ResultFileError):
+    """The artifact exists but is not a valid artifact file."""
 
 
-def artifact_path(op: str, triton: str | None = None) -> Path:
-    """The committed artifact of kernels/<op>; `triton='3.6'` for the GPU
-    machine's compiler, under results/artifacts/triton-3.6/."""
-    folder = ARTIFACTS if triton is None else ARTIFACTS / f"triton-{triton}"
-    return folder / f"{op}.{TARGET}.json"
+def artifact_path(
+    op: str,
+    triton: str | None = None,
+    *,
+    folder: Path | None = None,
+    target: str = TARGET,
+) -> Path:
+    """The artifact of kernels/<op> for ``target``: committed, or under
+    results/artifacts/triton-3.6/ for ``triton='3.6'`` (the GPU machine's
+    compiler), or in ``folder``."""
+    if folder is None:
+        folder = ARTIFACTS if triton is None else ARTIFACTS / f"triton-{triton}"
+    return Path(folder) / f"{op}.{target}.json"
 
 
 def load(op: str, path: Path | None = None) -> dict | None:
-    """The artifact of `op` (or the file at `path`) with every build
-    checked, None when the file does not exist."""
+    """The artifact of `op` (or the file at `path`), checked against its
+    schema; None when the file does not exist."""
     path = Path(path or artifact_path(op))
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ArtifactError(f"{path}: not valid JSON: {exc}") from exc
-    # Builds first: a build without a field is the likelier mistake.
-    for index, entry in enumerate(data.get("builds", [])):
-        for field, kind in BUILD_FIELDS.items():
-            if not isinstance(entry.get(field), kind):
-                raise ArtifactError(
-                    f"{path}: builds[{index}] lacks {field!r} (a {kind.__name__})"
-                )
-    for field in TOP_FIELDS:
-        if field not in data:
-            raise ArtifactError(f"{path}: missing field {field!r}")
+        return read(KIND, path).data
+    except ResultFileError as exc:
+        raise ArtifactError(str(exc)) from exc
+
+
+def read_artifact(op: str, folder: Path | None = None, target: str = TARGET) -> dict:
+    """Like ``load``, but a missing file is an ArtifactError too."""
+    path = artifact_path(op, folder=folder, target=target)
+    data = load(op, path)
+    if data is None:
+        raise ArtifactError(f"{path}: no artifact of {op} for {target}")
     return data
 
 

@@ -8,6 +8,7 @@ checks.
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import subprocess
@@ -95,6 +96,7 @@ def load_results(
     check_folder(results, root)
     # Dates were checked on load; compare them as times, not as text.
     results.sort(key=lambda r: (parse_utc(r.started), r.name))
+    results = merge_cells(results)
     if key is not None:
         _loaded[key] = tuple(results)
     return results
@@ -122,12 +124,95 @@ def _folder_key(paths: list[Path], root: Path) -> tuple | None:
 def run_identity(data: dict) -> tuple:
     """What makes two files the same run, whatever their bytes or names."""
     identity = data["identity"]
+    cell = identity.get("cell") or {}  # jobs of one manifest may start together
     return (
         identity["commit"],
         parse_utc(identity["started_utc"]),
         identity["profile"],
         data["device"]["name"],
+        cell.get("plan_sha256"),
+        cell.get("index"),
     )
+
+
+def _plan_key(result: Result) -> tuple | None:
+    identity = result.data["identity"]
+    cell = identity.get("cell")
+    if not cell:
+        return None
+    device = result.data["device"]
+    return (cell["plan_sha256"], identity["commit"], device["name"], device.get("uuid"))
+
+
+def merge_cells(results: list[Result]) -> list[Result]:
+    """Files that each measured one cell of the same manifest (``python -m
+    scripts.bench plan``), with the same commit and device, joined into one
+    run once every cell is there, at the place of its first file; a plan
+    with a cell missing stays as its files. The joined run's rows are in
+    cell order; its ceilings are the fastest each probe reached in any cell
+    (so no row is judged against a slower probe than its own); every cell's
+    file keeps its own."""
+    groups: dict[tuple, list[Result]] = {}
+    for result in results:
+        key = _plan_key(result)
+        if key is not None:
+            groups.setdefault(key, []).append(result)
+    joined = {}
+    for key, group in groups.items():
+        group.sort(key=lambda r: r.data["identity"]["cell"]["index"])
+        indexes = [r.data["identity"]["cell"]["index"] for r in group]
+        if indexes == list(range(group[0].data["identity"]["cell"]["cells"])):
+            joined[key] = _joined(group)
+    out, done = [], set()
+    for result in results:
+        key = _plan_key(result)
+        if key not in joined:
+            out.append(result)
+        elif key not in done:
+            out.append(joined[key])
+            done.add(key)
+    return out
+
+
+def _joined(group: list[Result]) -> Result:
+    first = group[0]
+    data = copy.deepcopy(first.data)
+    data["rows"] = [row for r in group for row in r.data["rows"]]
+    data["shape_errors"] = [e for r in group for e in r.data.get("shape_errors", [])]
+    data["kernels"] = {k: v for r in group for k, v in r.data["kernels"].items()}
+    statuses = {r.data["run_status"] for r in group}
+    data["run_status"] = statuses.pop() if len(statuses) == 1 else "partial"
+    finished = [r.data["identity"].get("finished_utc") for r in group]
+    if all(finished):
+        data["identity"]["finished_utc"] = max(finished, key=parse_utc)
+    data["identity"].pop("cell")
+    data["ceilings"] = _fastest_ceilings([r.data.get("ceilings") for r in group])
+    digest = hashlib.sha256("".join(r.sha256 for r in group).encode()).hexdigest()
+    name = f"{first.name} and {len(group) - 1} more cells"
+    return Result(first.path, name, first.raw, digest, data)
+
+
+_PROBE_RATES = (
+    "best_bandwidth_bytes_per_s",
+    "bandwidth_bytes_per_s",
+    "best_flop_rate_per_s",
+    "flop_rate_per_s",
+)
+
+
+def _fastest_ceilings(all_ceilings: list) -> dict | None:
+    best = copy.deepcopy(all_ceilings[0])
+    if not best:
+        return best
+    for ceilings in all_ceilings[1:]:
+        for probe, fields in (ceilings or {}).items():
+            if not isinstance(fields, dict) or not isinstance(best.get(probe), dict):
+                continue
+            for field in _PROBE_RATES:
+                mine = fields.get(field)
+                if mine is not None and mine > (best[probe].get(field) or 0):
+                    best[probe][field] = mine
+    return best
 
 
 def check_folder(results: list[Result], root: Path = ROOT) -> None:

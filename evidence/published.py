@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernels.interconnects import NVLINK4_H200
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -38,6 +40,9 @@ class Published:
     software: str
     shape: str  # the workload: sizes, precision, scale
     date: str  # publication date, YYYY-MM
+    #: For a bandwidth: the line rate it ran on (bytes/s, the datasheet's),
+    #: so a page can state the share the source reached; 0 when none.
+    line_rate_bytes_per_s: float = 0.0
 
     def value_text(self) -> str:
         number = f"{self.value:,.1f}" if self.value % 1 else f"{self.value:,.0f}"
@@ -83,8 +88,77 @@ THUNDERKITTENS = (
 )
 HELION = "PyTorch, Helion README (github.com/pytorch/helion, PyPI helion 0.2.0)"
 
+JEAUGEY_212 = (
+    "S. Jeaugey (NCCL maintainer), comment on NVIDIA/nccl-tests#212, "
+    '"H100 all reduce performance is poor"'
+)
+JEAUGEY_119 = (
+    "S. Jeaugey (NCCL maintainer), comment on NVIDIA/nccl-tests#119, "
+    '"Evaluation of NCCL test result"'
+)
+#: NVLink on H100/H200 SXM, one direction (the datasheet's, typed once in
+#: kernels/interconnects.py).
+NVLINK_PER_DIRECTION = NVLINK4_H200.per_direction_bytes_per_s
+NCCL_TESTS = "nccl-tests all_reduce_perf, NCCL's default choice unless stated"
+
 #: Every published figure the site shows, by key.
 FIGURES: dict[str, Published] = {
+    "nccl-nvlink-ring-busbw": Published(
+        quantity="bus bandwidth NCCL reaches over NVLink with a ring (or any "
+        "collective other than all-reduce)",
+        value=370,
+        unit="GB/s",
+        qualifier="",
+        source="NCCL maintainer, nccl-tests#212",
+        document=JEAUGEY_212,
+        where="comment of 2024-05-06: line rate 450 GB/s, protocol overhead about 20%",
+        device="HGX H100, 8 GPUs on NVSwitch",
+        software=NCCL_TESTS + "; NCCL_ALGO=RING for all-reduce",
+        shape="large messages, 8 GPUs",
+        date="2024-05",
+        line_rate_bytes_per_s=NVLINK_PER_DIRECTION,
+    ),
+    "nccl-nvls-allreduce-busbw": Published(
+        quantity="peak all-reduce bus bandwidth with NVLink SHARP (NVLS)",
+        value=480,
+        unit="GB/s",
+        qualifier="about",
+        source="NCCL maintainer, nccl-tests#212",
+        document=JEAUGEY_212,
+        where="comment of 2024-05-06",
+        device="HGX H100, 8 GPUs on NVSwitch",
+        software=NCCL_TESTS + " (NVLS for all-reduce on NVSwitch nodes)",
+        shape="messages larger than 256 MB, 8 GPUs",
+        date="2024-05",
+    ),
+    "nccl-nvls-allreduce-algbw": Published(
+        quantity="the same runs' algorithm bandwidth",
+        value=275,
+        unit="GB/s",
+        qualifier="about",
+        source="NCCL maintainer, nccl-tests#212",
+        document=JEAUGEY_212,
+        where="comment of 2024-05-06",
+        device="HGX H100, 8 GPUs on NVSwitch",
+        software=NCCL_TESTS + " (NVLS for all-reduce on NVSwitch nodes)",
+        shape="messages larger than 256 MB, 8 GPUs",
+        date="2024-05",
+        line_rate_bytes_per_s=NVLINK_PER_DIRECTION,
+    ),
+    "nccl-nic-200g-busbw": Published(
+        quantity="peak bus bandwidth NCCL reaches per 200 Gb/s NIC",
+        value=24,
+        unit="GB/s",
+        qualifier="",
+        source="NCCL maintainer, nccl-tests#119",
+        document=JEAUGEY_119,
+        where="comment of 2022-11-17 (12 GB/s for 100 Gb/s NICs)",
+        device="multi-node GPU servers, one 200 Gb/s NIC per GPU",
+        software=NCCL_TESTS,
+        shape="large messages across nodes",
+        date="2022-11",
+        line_rate_bytes_per_s=200e9 / 8,  # the NIC's 200 Gb/s
+    ),
     "fa3-fp16-forward": Published(
         quantity="attention forward pass, FP16",
         value=740,
@@ -305,6 +379,16 @@ def published_text(key: str) -> str:
     ``<!-- badge: published -->`` at the end of the claim."""
     found = figure(key)
     return f"{found.value_text()} ({found.tag()})"
+
+
+def published_share(key: str) -> str:
+    """A published bandwidth as a share of the line rate it ran on: '82%'.
+    The share is the source's figure over the datasheet's rate, so it stays
+    published evidence; the page tags it with ``<!-- badge: published -->``."""
+    found = figure(key)
+    if found.unit != "GB/s" or not found.line_rate_bytes_per_s:
+        raise ValueError(f"{key}: not a bandwidth with a line rate")
+    return f"{found.value * 1e9 / found.line_rate_bytes_per_s:.0%}"
 
 
 def published_table(*keys: str) -> str:

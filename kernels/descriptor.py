@@ -286,12 +286,27 @@ def discover() -> dict[str, Descriptor]:
     module ``kernels/<op>.py`` or a package ``kernels/<op>/`` whose
     ``describe.py`` declares it; it is found by its files alone: nothing
     else lists it."""
+    return {
+        name: kernel_module(name, "describe").DESCRIPTOR for name in declared_kernels()
+    }
+
+
+def kernel_module(name: str, part: str = "versions"):
+    """The module of kernel ``name`` that holds ``part``: ``"versions"``, its
+    kernels, launchers and napkin math, or ``"describe"``, its DESCRIPTOR.
+    A one-file kernel ``kernels/<op>.py`` holds both; a package holds each
+    in ``kernels/<op>/<part>.py`` (its ``__init__.py`` is only its map).
+    The one rule for where a kernel's code lives: callers ask here."""
     import importlib
 
-    return {
-        name: importlib.import_module(f"kernels.{name}").DESCRIPTOR
-        for name in declared_kernels()
-    }
+    if part not in ("versions", "describe"):
+        raise ValueError(f"kernel part {part!r}: not 'versions' or 'describe'")
+    if not name.isidentifier():
+        raise ValueError(f"kernel {name!r}: not a module name")
+    package = importlib.import_module(f"kernels.{name}")
+    if not hasattr(package, "__path__"):
+        return package
+    return importlib.import_module(f"kernels.{name}.{part}")
 
 
 def declared_kernels(here=None) -> list[str]:

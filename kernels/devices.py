@@ -292,3 +292,10 @@ SM120A = TargetLimits(
 
 #: Compile targets by Triton's architecture name, in build order.
 TARGETS = {limits.arch: limits for limits in (SM90A, SM100A, SM120A)}
+#: The target the pages read a kernel's compiled facts from: Hopper, the
+#: H200's architecture (each build is also compiled for the others).
+PRIMARY_TARGET = SM90A.arch
+#: Threads in one warp on every NVIDIA GPU so far (CUDA C++ Programming
+#: Guide, "Hardware Implementation": "groups of 32 parallel threads called
+#: warps"); Triton's ``GPUTarget`` takes it as the warp size.
+WARP_SIZE = 32

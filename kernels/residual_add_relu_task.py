@@ -37,6 +37,7 @@ TASK = {
         "nan-mask": f"{CORPUS}/broken/nan_by_bit_pattern.py",
         "rounding": f"{CORPUS}/broken/round_half_up_bf16.py",
         "deterministic": f"{CORPUS}/broken/relu_variant_by_call.py",
+        "race-free": f"{CORPUS}/broken/zeros_ahead_of_next_tile.py",
         "unchanged-after-return": f"{CORPUS}/broken/scribbles_on_earlier_result.py",
         "error-type": f"{CORPUS}/broken/no_validation.py",
         "error-message": f"{CORPUS}/broken/vague_errors.py",

@@ -14,9 +14,9 @@ import sys
 class OneLineParser(argparse.ArgumentParser):
     """argparse, with errors printed as one line and a chosen exit code."""
 
-    def __init__(self, *args, tool: str, exit_code: int = 2, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.tool = tool
+    def __init__(self, *args, tool: str | None = None, exit_code: int = 2, **kw):
+        super().__init__(*args, **kw)
+        self.tool = tool or self.prog  # the name the one line starts with
         self.exit_code = exit_code
 
     def error(self, message):  # one line, not argparse's usage block

@@ -466,28 +466,3 @@ def test_a_tool_importing_the_site_layer_is_found(tmp_path):
 def test_relative_imports_resolve_like_python(path, level, module, resolved):
     node = ast.ImportFrom(module=module, names=[ast.alias("x")], level=level)
     assert _imported(node, Path(path))[0] == resolved
-
-
-#: The house rule for a tool module's size (one job a module).
-MAX_SCRIPT_LINES = 600
-
-
-def long_scripts(root: Path) -> list[str]:
-    return [
-        f"{path.as_posix()}: {count} lines"
-        for path in product_files(root)
-        if path.parts[0] == "scripts"
-        and (count := len((root / path).read_text(encoding="utf-8").splitlines()))
-        > MAX_SCRIPT_LINES
-    ]
-
-
-def test_no_tool_module_is_over_the_line_limit():
-    assert long_scripts(ROOT) == []
-
-
-def test_the_line_limit_check_names_a_long_module(tmp_path):
-    (tmp_path / "scripts" / "site").mkdir(parents=True)
-    (tmp_path / "scripts" / "site" / "long.py").write_text("x = 1\n" * 601)
-    (tmp_path / "scripts" / "site" / "short.py").write_text("x = 1\n" * 600)
-    assert long_scripts(tmp_path) == ["scripts/site/long.py: 601 lines"]

@@ -1,16 +1,11 @@
-"""Attention forward: the versions side by side in ``versions.py``, what the tools
-need to know (shapes, goals, artifact builds) in ``describe.py``.
+"""Attention forward: a kernel package. Callers reach its parts through
+``kernels.descriptor.kernel_module(name, part)`` or by the module's
+own name (``kernels.attention.versions``); this file holds nothing else.
 
-``kernels.attention.X`` is ``kernels.attention.versions.X`` for every name of the
-versions module; patch a kernel for a test in ``versions``, where the
-launchers look it up.
+Modules, one job each:
+
+- ``versions``: the kernels side by side, their launchers and the napkin math.
+- ``task``: the qualification task, as data (``--task attention``).
+- ``describe``: the DESCRIPTOR, what the tools need to know (shapes, goals,
+  artifact builds).
 """
-
-from kernels.attention import versions
-from kernels.attention.describe import DESCRIPTOR
-
-__all__ = ["DESCRIPTOR", "versions"]
-
-
-def __getattr__(name: str):
-    return getattr(versions, name)

@@ -655,6 +655,12 @@ def attention(
     return attention_with_config(q, k, v, causal, config)
 
 
+def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):
+    """``attention(q, k, v, causal=True)``: query i sees keys 0..i (the
+    qualification task's function, kernels/attention/task.py)."""
+    return attention(q, k, v, causal=True)
+
+
 def attention_v2(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
 ) -> torch.Tensor:

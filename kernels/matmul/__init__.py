@@ -1,16 +1,13 @@
-"""Matrix multiplication: the versions side by side in ``versions.py``, what the tools
-need to know (shapes, goals, artifact builds) in ``describe.py``.
+"""Matrix multiplication: a kernel package. Callers reach its parts through
+``kernels.descriptor.kernel_module(name, part)`` or by the module's
+own name (``kernels.matmul.versions``); this file holds nothing else.
 
-``kernels.matmul.X`` is ``kernels.matmul.versions.X`` for every name of the
-versions module; patch a kernel for a test in ``versions``, where the
-launchers look it up.
+Modules, one job each:
+
+- ``versions``: the kernels side by side, their launchers and the napkin math.
+- ``task``: the qualification task, as data (``--task matmul``).
+- ``describe``: the DESCRIPTOR, what the tools need to know (shapes, goals,
+  artifact builds).
+- ``gluon``: version 2's persistent TMA loop in Gluon, Triton's lower-level
+  language.
 """
-
-from kernels.matmul import versions
-from kernels.matmul.describe import DESCRIPTOR
-
-__all__ = ["DESCRIPTOR", "versions"]
-
-
-def __getattr__(name: str):
-    return getattr(versions, name)

@@ -1,16 +1,12 @@
-"""Inclusive scan: the versions side by side in ``versions.py``, what the tools
-need to know (shapes, goals, artifact builds) in ``describe.py``.
+"""Inclusive scan: a kernel package. Callers reach its parts through
+``kernels.descriptor.kernel_module(name, part)`` or by the module's
+own name (``kernels.scan.versions``); this file holds nothing else.
 
-``kernels.scan.X`` is ``kernels.scan.versions.X`` for every name of the
-versions module; patch a kernel for a test in ``versions``, where the
-launchers look it up.
+Modules, one job each:
+
+- ``versions``: the kernels side by side, their launchers and the napkin math.
+- ``describe``: the DESCRIPTOR, what the tools need to know (shapes, goals,
+  artifact builds).
+- ``task``: the qualification task, as data (``python -m scripts.qualify
+  --task scan``).
 """
-
-from kernels.scan import versions
-from kernels.scan.describe import DESCRIPTOR
-
-__all__ = ["DESCRIPTOR", "versions"]
-
-
-def __getattr__(name: str):
-    return getattr(versions, name)

@@ -1,16 +1,12 @@
-"""Transpose: the versions side by side in ``versions.py``, what the tools
-need to know (shapes, goals, artifact builds) in ``describe.py``.
+"""Transpose: a kernel package. Callers reach its parts through
+``kernels.descriptor.kernel_module(name, part)`` or by the module's
+own name (``kernels.transpose.versions``); this file holds nothing else.
 
-``kernels.transpose.X`` is ``kernels.transpose.versions.X`` for every name of the
-versions module; patch a kernel for a test in ``versions``, where the
-launchers look it up.
+Modules, one job each:
+
+- ``versions``: the kernels side by side, their launchers and the napkin math.
+- ``describe``: the DESCRIPTOR, what the tools need to know (shapes, goals,
+  artifact builds).
+- ``task``: the qualification task, as data (``python -m scripts.qualify
+  --task transpose``).
 """
-
-from kernels.transpose import versions
-from kernels.transpose.describe import DESCRIPTOR
-
-__all__ = ["DESCRIPTOR", "versions"]
-
-
-def __getattr__(name: str):
-    return getattr(versions, name)

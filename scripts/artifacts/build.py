@@ -55,8 +55,6 @@ the cubin does not embed this checkout's path; the instructions are the same.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import re
 import subprocess
@@ -67,13 +65,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import evidence as results
+import evidence
+from evidence.artifacts import artifact_path, read_artifact
 from kernels import devices
-from kernels.descriptor import ArtifactBuild, Descriptor, Launch, discover
+from kernels.descriptor import (
+    ArtifactBuild,
+    Descriptor,
+    Launch,
+    discover,
+    kernel_module,
+)
 from scripts.artifacts.partitions import partitions
+from scripts.cli import OneLineParser
 
-ROOT = results.ROOT
-ARTIFACT_DIR = results.RESULTS_DIR / "artifacts"
+ROOT = evidence.ROOT
+ARTIFACT_DIR = evidence.RESULTS_DIR / "artifacts"
 #: The GPU machine runs an older Triton than the CPU machines: every kernel
 #: is also compiled with it, into its own folder, so the facts that differ
 #: between the two compilers are on record (make artifacts-triton36).
@@ -83,7 +89,7 @@ KIND = "artifact"
 #: Architecture -> compute capability, in the order the files are built
 #: (each target's limits: kernels/devices.py).
 TARGETS = {arch: t.compute_capability for arch, t in devices.TARGETS.items()}
-TARGET_ARCH = "sm_90a"  # the one target of the second Triton's folder
+TARGET_ARCH = devices.PRIMARY_TARGET  # the one target of the second Triton's folder
 SCHEMA = 2
 EXCERPT_LINES = 48
 PROG = "python -m scripts.artifacts"
@@ -125,8 +131,7 @@ class Plan:
 
 def kernel_function(kernel: str, function: str):
     """The ``@triton.jit`` function (or the interpreter's stand-in)."""
-    module = importlib.import_module(f"kernels.{kernel}")
-    fn = getattr(module, function, None)
+    fn = getattr(kernel_module(kernel), function, None)
     if fn is None:
         raise BuildError(f"{kernel}: kernels.{kernel} has no function {function!r}")
     return fn
@@ -195,7 +200,7 @@ def source_path(kernel: str) -> Path:
     ``kernels/<kernel>.py``, or the ``versions.py`` of a ``kernels/<kernel>/``
     package (its kernels; ``describe.py`` holds the builds, whose inputs
     the staleness check compares field by field)."""
-    path = results.kernel_artifact_source(kernel)
+    path = evidence.kernel_artifact_source(kernel)
     if path is None:
         raise BuildError(
             f"{kernel}: expected kernels/{kernel}.py or kernels/{kernel}/versions.py"
@@ -207,29 +212,6 @@ def targets_for(out_dir: Path) -> tuple[str, ...]:
     """The targets a folder holds: every one, or sm_90a in a second
     Triton's folder (``triton-3.6``)."""
     return (TARGET_ARCH,) if _folder_version(out_dir) else tuple(TARGETS)
-
-
-def artifact_path(
-    kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
-) -> Path:
-    return Path(out_dir) / f"{kernel}.{target}.json"
-
-
-def load_artifact(
-    kernel: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
-) -> dict:
-    """A kernel's artifact file, validated against the schema."""
-    return results.read(KIND, artifact_path(kernel, out_dir, target)).data
-
-
-def load_build(
-    kernel: str, build: str, out_dir: Path = ARTIFACT_DIR, target: str = TARGET_ARCH
-) -> dict:
-    """One build's record from a kernel's committed artifact file."""
-    for record in load_artifact(kernel, out_dir, target)["builds"]:
-        if record["build"] == build:
-            return record
-    raise KeyError(f"{kernel} {target} artifact has no build {build!r}")
 
 
 def stale_artifacts(
@@ -255,22 +237,22 @@ def _stale(
     """The problems of one kernel's artifact for one target."""
     problems = []
     rebuild = f"rebuild with `{PROG} {kernel} --target {target}`"
-    path = artifact_path(kernel, out_dir, target)
+    path = artifact_path(kernel, folder=out_dir, target=target)
     if not path.exists():
         problems.append(f"{kernel}: no artifact at {path}; {rebuild}")
         return problems
     try:
-        artifact = load_artifact(kernel, out_dir, target)
-    except results.ResultFileError as exc:
+        artifact = read_artifact(kernel, out_dir, target)
+    except evidence.ResultFileError as exc:
         problems.append(f"{kernel}: {exc}; {rebuild}")
         return problems
     if artifact["target"] != target:
         problems.append(f"{kernel}: {path.name} holds {artifact['target']}; {rebuild}")
         return problems
     source = source_path(kernel)
-    if artifact["source_sha256"] != results.sha256_file(source):
+    if artifact["source_sha256"] != evidence.sha256_file(source):
         problems.append(
-            f"{kernel}: {results.display_path(source)} changed since its "
+            f"{kernel}: {evidence.display_path(source)} changed since its "
             f"{target} artifact was built; {rebuild}"
         )
     wanted = [plan.inputs() for plan in plans(descriptors[kernel], target)]
@@ -466,7 +448,7 @@ def compile_plan(plan: Plan, target: str = TARGET_ARCH) -> dict:
     # launch.options(): num_warps, and num_stages unless Triton's default.
     compiled = triton.compile(
         source,
-        target=GPUTarget("cuda", TARGETS[target], 32),
+        target=GPUTarget("cuda", TARGETS[target], devices.WARP_SIZE),
         options=plan.launch.options(),
     )
     return {**plan.inputs(), **describe_compiled(compiled, target, where)}
@@ -486,7 +468,7 @@ def describe_compiled(compiled, target: str, where: str) -> dict:
         "num_stages": int(compiled.metadata.num_stages),
         "shared_bytes": int(compiled.metadata.shared),
         **_resource_usage(cubin, ptx, target),
-        "cubin_sha256": results.sha256_bytes(cubin),
+        "cubin_sha256": evidence.sha256_bytes(cubin),
         "ptx_opcodes": _opcode_counts(ptx_lines),
         "sass_opcodes": _opcode_counts(sass),
         "ptx_excerpt": _excerpt(ptx_lines, _INTERESTING_PTX),
@@ -512,7 +494,7 @@ def build_kernel(
         "schema": SCHEMA,
         "kernel": kernel,
         "source": source.relative_to(ROOT).as_posix(),
-        "source_sha256": results.sha256_file(source),
+        "source_sha256": evidence.sha256_file(source),
         "target": target,
         "triton_version": triton.__version__,
         "ptxas_version": tool_version("ptxas", target),
@@ -522,7 +504,8 @@ def build_kernel(
             if not builds or plan.build.build in builds
         ],
     }
-    return results.write(KIND, artifact_path(kernel, out_dir, target), artifact)
+    path = artifact_path(kernel, folder=out_dir, target=target)
+    return evidence.write(KIND, path, artifact)
 
 
 def _folder_version(out: Path) -> str | None:
@@ -531,13 +514,10 @@ def _folder_version(out: Path) -> str | None:
     return match[1] if match else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line; ``python -m scripts.artifacts`` sets
-    TRITON_INTERPRET=0 before calling it."""
+def parse_args(argv: list[str] | None):
+    """The command line's arguments; a mistake is one line, exit status 2."""
     description = f"Compile the kernels' artifact builds for {', '.join(TARGETS)}."
-    parser = argparse.ArgumentParser(prog=PROG, description=description)
-    # Every mistake on the command line is one line on stderr, exit status 2.
-    parser.error = lambda message: parser.exit(2, f"{PROG}: error: {message}\n")
+    parser = OneLineParser(prog=PROG, description=description)
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
     parser.add_argument(
         "--out",
@@ -560,41 +540,45 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="compile only this build (repeatable; for checks, not the record)",
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def refusal(args, known: list[str], targets) -> str | None:
+    """Why these arguments cannot run here, in one line; None when they can."""
     wanted = _folder_version(args.out)
     if wanted is not None:
         import triton
 
         if not triton.__version__.startswith(f"{wanted}."):
-            print(
-                f"{PROG}: error: {args.out} holds Triton {wanted} artifacts, but "
-                f"this Python has Triton {triton.__version__}",
-                file=sys.stderr,
+            return (
+                f"{args.out} holds Triton {wanted} artifacts, but "
+                f"this Python has Triton {triton.__version__}"
             )
-            return 2
-    descriptors = discover()
-    known = built_kernels(descriptors)
     unknown = [name for name in args.kernels if name not in known]
     if unknown:
-        # One line, no usage block and no traceback.
-        print(
-            f"{PROG}: error: unknown kernels {unknown}; known: {', '.join(known)}",
-            file=sys.stderr,
-        )
-        return 2
-    targets = args.target or targets_for(args.out)
+        return f"unknown kernels {unknown}; known: {', '.join(known)}"
     if wanted is not None and set(targets) - {TARGET_ARCH}:
-        print(
-            f"{PROG}: error: {args.out} holds {TARGET_ARCH} artifacts only",
-            file=sys.stderr,
-        )
+        return f"{args.out} holds {TARGET_ARCH} artifacts only"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; ``python -m scripts.artifacts`` sets
+    TRITON_INTERPRET=0 before calling it."""
+    args = parse_args(argv)
+    descriptors = discover()
+    known = built_kernels(descriptors)
+    targets = args.target or targets_for(args.out)
+    refused = refusal(args, known, targets)
+    if refused:
+        print(f"{PROG}: error: {refused}", file=sys.stderr)
         return 2
     try:
         for kernel in args.kernels or known:
             for target in targets:
                 path = build_kernel(descriptors[kernel], args.out, args.build, target)
-                print(f"{kernel}: wrote {results.display_path(path)}")
-    except (BuildError, results.ResultFileError) as exc:
+                print(f"{kernel}: wrote {evidence.display_path(path)}")
+    except (BuildError, evidence.ResultFileError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     return 0

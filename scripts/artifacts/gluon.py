@@ -28,20 +28,21 @@ import re
 import sys
 from pathlib import Path
 
-import evidence as results
+import evidence
+from kernels.devices import SM90A, SM100A, WARP_SIZE
 from scripts.cli import OneLineParser
 
 PROG = "python -m scripts.artifacts.gluon"
-OUT = results.RESULTS_DIR / "artifacts" / "gluon"
+OUT = evidence.RESULTS_DIR / "artifacts" / "gluon"
 SOURCE = "kernels/matmul/gluon.py"
-GLUON_TARGETS = {"sm_90a": 90, "sm_100a": 100}
+GLUON_TARGETS = {t.arch: t.compute_capability for t in (SM90A, SM100A)}
 BUILD = "gluon-bf16-tma-persistent"
 #: The Triton build whose layouts sit beside the Gluon build's.
 TRITON_BUILD = "v2-bf16-tma-persistent"
 SHOWS = {
-    "sm_90a": "Gluon on Hopper: one instruction stream, a 3-slot TMA ring with "
+    SM90A.arch: "Gluon on Hopper: one instruction stream, a 3-slot TMA ring with "
     "one mbarrier per slot, wgmma m64n256k16 kept one group in flight",
-    "sm_100a": "Gluon on datacenter Blackwell: a TMA warp, an MMA warp and the "
+    SM100A.arch: "Gluon on datacenter Blackwell: a TMA warp, an MMA warp and the "
     "epilogue warps (gl.warp_specialize), tcgen05 products into tensor memory",
 }
 _LAYOUT_LINE = re.compile(r"^#(?!loc)([A-Za-z_][\w]*) = (#.*)$")
@@ -87,7 +88,9 @@ def compile_gluon(target: str):
     source = GluonASTSource(fn, types, constexprs, attrs)
     options = {"num_warps": GLUON_CONFIG.num_warps}
     return triton.compile(
-        source, target=GPUTarget("cuda", GLUON_TARGETS[target], 32), options=options
+        source,
+        target=GPUTarget("cuda", GLUON_TARGETS[target], WARP_SIZE),
+        options=options,
     )
 
 
@@ -132,7 +135,7 @@ def triton_ttgir(target: str) -> str:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from kernels.matmul import DESCRIPTOR
+    from kernels.matmul.describe import DESCRIPTOR
     from scripts.artifacts.build import kernel_function, plan
 
     (build,) = [b for b in DESCRIPTOR.artifact_builds if b.build == TRITON_BUILD]
@@ -142,7 +145,7 @@ def triton_ttgir(target: str) -> str:
     source = ASTSource(fn, dict(p.signature), dict(p.constexprs), attrs)
     compiled = triton.compile(
         source,
-        target=GPUTarget("cuda", GLUON_TARGETS[target], 32),
+        target=GPUTarget("cuda", GLUON_TARGETS[target], WARP_SIZE),
         options=p.launch.options(),
     )
     return compiled.asm["ttgir"]
@@ -154,7 +157,7 @@ def build_all(out: Path = OUT) -> list[Path]:
 
     from scripts.artifacts.build import tool_version
 
-    source = results.ROOT / SOURCE
+    source = evidence.ROOT / SOURCE
     written, layouts = [], {}
     for target in GLUON_TARGETS:
         compiled = compile_gluon(target)
@@ -162,14 +165,14 @@ def build_all(out: Path = OUT) -> list[Path]:
             "schema": 2,
             "kernel": "matmul",
             "source": SOURCE,
-            "source_sha256": results.sha256_file(source),
+            "source_sha256": evidence.sha256_file(source),
             "target": target,
             "triton_version": triton.__version__,
             "ptxas_version": tool_version("ptxas", target),
             "builds": [gluon_record(target, compiled)],
         }
         written.append(
-            results.write("artifact", out / f"matmul.{target}.json", artifact)
+            evidence.write("artifact", out / f"matmul.{target}.json", artifact)
         )
         layouts[target] = {
             BUILD: ttgir_layouts(compiled.asm["ttgir"]),
@@ -177,10 +180,10 @@ def build_all(out: Path = OUT) -> list[Path]:
         }
     path = out / "layouts.json"
     path.write_text(
-        results.dumps(
+        evidence.dumps(
             {
                 "triton_version": triton.__version__,
-                "source_sha256": results.sha256_file(source),
+                "source_sha256": evidence.sha256_file(source),
                 "targets": layouts,
             }
         ),
@@ -213,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     for path in build_all(args.out):
-        print(f"wrote {results.display_path(path)}")
+        print(f"wrote {evidence.display_path(path)}")
     return 0
 
 

@@ -3,6 +3,10 @@
 Usage::
 
     python -m scripts.bench site [--only NAME ...]  (the project's budgets)
+    python -m scripts.bench import FILE --tool nccl-tests|vllm|sglang ...
+                            (another tool's result: scripts/bench/import_cli.py)
+    python -m scripts.bench plan [KERNEL ...] [--profile P] [--device D] [--out F]
+    python -m scripts.bench --manifest F --cell N [--out DIR]  (one job's cell)
     python -m scripts.bench [KERNEL ...] [--profile tiny|quick|full|compare]
                             [--device cuda|cpu] [--out DIR]
 
@@ -55,9 +59,27 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, help="input seed (default: random)")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--list", action="store_true", help="list kernels, shapes")
+    parser.add_argument("--manifest", type=Path, help="a plan's manifest")
+    parser.add_argument("--cell", type=int, help="the manifest cell to run")
     args = parser.parse_args(argv)
     args.argv = list(argv)
     return args
+
+
+def apply_cell(args) -> bool:
+    """Narrow the run to one manifest cell: its kernel, profile, device
+    class and shape; False (with one line said) when the cell is unusable."""
+    from evidence import ResultFileError
+    from scripts.bench.plan import read_cell
+
+    try:
+        cell, args.cell_record = read_cell(args.manifest, args.cell)
+    except ResultFileError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return False
+    args.kernels, args.profile = [cell["kernel"]], cell["profile"]
+    args.device, args.only_shape = cell["device_class"], cell["shape"]
+    return True
 
 
 def list_descriptors(descriptors, out=None):
@@ -71,13 +93,26 @@ def list_descriptors(descriptors, out=None):
                 print(f"  {profile} ({device}): {text}", file=out)
 
 
+#: The commands that time no kernel, each its own module's main.
+SUBCOMMANDS = {
+    "site": "scripts.bench.site",  # the project's own speed budgets
+    "import": "scripts.bench.import_cli",  # nccl-tests, vLLM or SGLang results
+    "plan": "scripts.bench.plan",  # a job manifest for a cluster
+}
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["site"]:  # the project's own speed budgets, no kernels
-        from scripts.bench.site import main as site_main
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        import importlib
 
-        return site_main(argv[1:])
+        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     args = parse_args(argv)
+    if (args.manifest is None) != (args.cell is None):
+        print("bench: --manifest and --cell go together", file=sys.stderr)
+        return EXIT_USAGE
+    if args.manifest is not None and not apply_cell(args):
+        return EXIT_USAGE
     import torch  # reads no TRITON_INTERPRET; kernels are imported later
 
     if args.device == "cuda" and not args.list and not torch.cuda.is_available():

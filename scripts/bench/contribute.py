@@ -42,7 +42,9 @@ def target_name(data: dict) -> str:
     started = re.sub(r"[^0-9]", "", identity["started_utc"])[:14]
     commit = re.sub(r"[^0-9a-f]", "", str(identity["commit"]))[:7]
     parts = [started, slug(data["device"]["name"]), slug(identity["profile"])]
-    return "-".join(p for p in [*parts, commit or "nocommit"] if p) + ".json"
+    cell = identity.get("cell")  # the jobs of one manifest may start together
+    last = [f"cell{int(cell['index'])}"] if cell else []
+    return "-".join(p for p in [*parts, commit or "nocommit", *last] if p) + ".json"
 
 
 def contribute(path: Path, results: Path = DEFAULT_DIR, root: Path = ROOT) -> Path:

@@ -21,7 +21,6 @@ deleted. Each output is validated before it is written.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import datetime as dt
 import json
@@ -31,6 +30,9 @@ from typing import Any
 
 from evidence import ROOT, ResultFileError, display_path, sha256_bytes, write
 from evidence.method import LABEL_CPU, LABEL_NONE, check_consistency
+from scripts.cli import OneLineParser
+
+PROG = "python -m scripts.bench.migrate"
 
 OUT = ROOT / "results" / "bench"
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
@@ -235,7 +237,7 @@ def migrate_file(path: Path, out_dir: Path = OUT) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scripts.bench.migrate")
+    parser = OneLineParser(prog=PROG)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)

@@ -233,7 +233,7 @@ def _timing_dict(t: timing.Timing) -> dict:
 # --------------------------------------------------------------------------
 
 
-def _error_text(exc: BaseException) -> str:
+def _error_message(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}"
     return text if len(text) < 500 else text[:497] + "..."
 
@@ -297,7 +297,7 @@ def run_shape(desc: Descriptor, shape, device, seed, ceilings, l2_bytes, setting
             launched = log.launches()
             row["launches"] = [launch.record() for launch in launched]
         if failed is not None:
-            row.update(status=STATUS_ERROR, error=_error_text(failed), correct=False)
+            row.update(status=STATUS_ERROR, error=_error_message(failed), correct=False)
             continue
         check = check_output(out, truth, dtype, bound)
         del out
@@ -474,7 +474,11 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
     device_slug = "cpu" if device == "cpu" else slug(dev["name"])
     short = git["commit"][:7] if git["commit"] != "unknown" else "nocommit"
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
-    writer = ResultWriter(args.out, f"{stamp}-{device_slug}-{args.profile}-{short}")
+    cell = getattr(args, "cell_record", None)
+    part = f"-cell{cell['index']}" if cell else ""  # jobs may start together
+    writer = ResultWriter(
+        args.out, f"{stamp}-{device_slug}-{args.profile}-{short}{part}"
+    )
     data = {
         "schema_version": SCHEMA_VERSION,
         "run_status": RUNNING,
@@ -512,6 +516,10 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
         "shape_errors": [],
     }
     jobs = goal_shapes_first(descriptors, args.profile, device, l2_bytes)
+    only = getattr(args, "only_shape", None)  # one manifest cell's shape
+    if only is not None:
+        jobs = [(d, shape) for d, shape in jobs if dict(shape) == only]
+        data["identity"]["cell"] = args.cell_record
     main_thread = threading.current_thread() is threading.main_thread()
     previous_sigterm = (
         signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
@@ -545,7 +553,7 @@ def run(args, descriptors: dict[str, Descriptor]) -> int:
                         "kernel": desc.name,
                         "shape": dict(shape),
                         "shape_text": desc.shape_text(shape),
-                        "error": _error_text(exc),
+                        "error": _error_message(exc),
                     }
                 )
                 rows = []

@@ -403,7 +403,7 @@ def output_path(out: Path, started: str, machine: dict) -> Path:
     return out / f"{stamp}-{slug(machine['name'], 30)}.json"
 
 
-def row_text(entry: dict) -> str:
+def row_line(entry: dict) -> str:
     if entry["status"] != "measured":
         return f"{entry['name']:24} {entry['status']}: {entry.get('reason', '')}"
     ratio = entry["seconds"] / entry["calibration_s"]
@@ -434,7 +434,7 @@ def run(names: list[str], argv: list[str], out: Path) -> int:
             for budget in BUDGETS:
                 if budget.name in names:
                     entries.append(measure(budget, ctx, calibrator))
-                    print(row_text(entries[-1]), flush=True)
+                    print(row_line(entries[-1]), flush=True)
     except KeyboardInterrupt:
         status, why = "partial", "interrupted (Ctrl-C or SIGTERM)"
     finally:

@@ -4,6 +4,11 @@ goals without importing torch or Triton.
 
 ``python -m scripts.catalog`` writes it; ``--check`` fails when the
 committed file differs from what the descriptors give.
+
+Modules, one job each:
+
+- ``__main__``: the command line: write or ``--check``
+  ``results/kernels.json``.
 """
 
 from __future__ import annotations

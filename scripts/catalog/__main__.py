@@ -9,19 +9,19 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-import evidence as results
+import evidence
 from scripts.catalog import PATH, catalog
+from scripts.cli import OneLineParser
 
 EXIT_OK = 0
 EXIT_STALE = 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scripts.catalog")
+    parser = OneLineParser(prog="python -m scripts.catalog")
     parser.add_argument("--out", type=Path, default=PATH, help="file to write")
     parser.add_argument(
         "--check",
@@ -30,15 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     data = catalog()
-    shown = results.display_path(args.out)
+    shown = evidence.display_path(args.out)
     if args.check:
         committed = args.out.read_text("utf-8") if args.out.is_file() else None
-        if committed != results.dumps(data):
+        if committed != evidence.dumps(data):
             print(f"{shown} is out of date: run make catalog", file=sys.stderr)
             return EXIT_STALE
         print(f"{shown} is up to date")
         return EXIT_OK
-    results.write("catalog", args.out, data)
+    evidence.write("catalog", args.out, data)
     print(f"wrote {shown}")
     return EXIT_OK
 

@@ -10,4 +10,11 @@ fits in the session's device time.
 
 ``--dry-run`` runs the same steps on the CPU, on tiny scopes, so the script is
 tested before a GPU is ever lent (tests/scripts/device_run runs it).
+
+Modules, one job each:
+
+- ``__main__``: runs every step in order under its time limit and packs the
+  output.
+- ``steps``: the steps as data: commands on a GPU and for a CPU dry run,
+  limits.
 """

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts.qualify.learner_cases import HUGE, WINDOW, Case, Input  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[2]
 PRACTICE_DIR = ROOT / "practice"
 #: The grader's command as every page, starter file and ``start`` spell it.
@@ -33,27 +35,6 @@ COMMAND = ".venv/bin/python -m scripts.practice"
 def check_command(name: str, file: str) -> str:
     """The one spelling of "grade this file": ``COMMAND check NAME FILE``."""
     return f"{COMMAND} check {name} {file}"
-
-
-@dataclass(frozen=True)
-class Input:
-    """One argument: its name, logical shape and dtype, how its values are
-    drawn, and the view the learner's function receives."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: str = "float32"
-    fill: str = "randn"  # randn, positive, large, nan, counts
-    view: str = ""  # "", "transposed" (a .t() view), "step2" (every other column)
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    inputs: tuple[Input, ...]
-    out_shape: tuple[int, ...]
-    out_dtype: str = "float32"
-    params: dict = field(default_factory=dict)  # extra keyword arguments
 
 
 @dataclass(frozen=True)
@@ -127,11 +108,6 @@ def _window(window, start=0):
 
 def _scale_tail(x):
     return 3.0 * x
-
-
-#: The int32-overflow exercise reads this many bytes starting past 2**31.
-WINDOW = 4096
-HUGE = 2**31 + 2 * WINDOW
 
 
 def _vec(n, fill="randn", dtype="float32"):

@@ -2,11 +2,13 @@
 
 ``check(exercise, path)`` reads the learner's file (``source.py``: what is
 not Python, what does not parse, what lacks the exercise's function, what
-imports someone else's kernel), then runs it in a process of its own under
-``TRITON_INTERPRET=1`` with a time and memory limit, from the file's own
-folder (``child.py``); Ctrl-C ends that process's whole group. The child only
-calls the learner's function on inputs the parent built and writes the
-tensors back; every judgement is made here, with the evaluator's own judging
+imports someone else's kernel), then runs it through the harness at the
+learner trust level (``scripts/qualify/learner.py``: a process of its own
+under ``TRITON_INTERPRET=1`` with a time and memory limit, from the file's
+own folder; Ctrl-C ends that process's whole group). The child
+(``scripts/qualify/learner_child.py``) only calls the learner's function on
+inputs the parent built and writes the tensors back; every judgement is
+made here, with the evaluator's own judging
 functions (``scripts.qualify.judge``): values against a float64 reference,
 never-written elements found by a sentinel fill, stores past either end
 found by guard elements, inputs changed, NaN lost, bits that differ between
@@ -17,20 +19,15 @@ names was seen (``hints.py``). What the file printed comes back, bounded.
 from __future__ import annotations
 
 import json
-import os
-import resource
 import signal
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from scripts.practice.exercises import HUGE, ROOT, WINDOW, Case, Exercise, Input
+from scripts.practice.exercises import ROOT, Case, Exercise
 from scripts.practice.hints import Failure, hint_for, seen
 from scripts.practice.hints import unwritten as unwritten_at
 from scripts.practice.source import (  # noqa: F401  (re-exported)
@@ -43,17 +40,18 @@ from scripts.practice.source import (  # noqa: F401  (re-exported)
     mask_facts,
     read_source,
 )
-from scripts.qualify.judge import compare, mutated, never_written
+from scripts.qualify import learner
+from scripts.qualify.judge import compare, mutated, never_written, race_problem
+from scripts.qualify.learner_cases import (  # noqa: F401  (re-exported)
+    GUARD,
+    SENTINEL,
+    build_case,
+    dtype_of,
+    inputs64,
+    prepare,
+)
 
-#: The byte every output starts as: an element still holding it was never
-#: written (0x7F repeated is 3.4e38 in float32 and 2139062143 in int32, values
-#: no case's answer holds).
-SENTINEL = 0x7F
-#: Elements of guard around every input and output: as wide as the widest
-#: block an exercise uses, so an unmasked lane lands in the guard.
-GUARD = 1024
-TIME_LIMIT_S = 120.0
-MEMORY_BYTES = 12 << 30  # address space: torch, Triton and a 2 GiB window
+TIME_LIMIT_S = learner.TIME_LIMIT_S
 #: Signals that mean an address no tensor holds.
 BAD_ADDRESS = (signal.SIGSEGV, signal.SIGBUS)
 NOT_RUN = "not run: the process stopped in an earlier case"
@@ -77,138 +75,11 @@ class Report:
     dropped: int = 0  # characters printed past the bound
 
 
-# --------------------------------------------------------------------------
-# The cases' tensors, built here from a seed
-# --------------------------------------------------------------------------
-
-DTYPES = {"float32": torch.float32, "int32": torch.int32, "uint8": torch.uint8}
-
-
-def base_shape(spec: Input) -> tuple[int, ...]:
-    """The storage a view is taken from."""
-    if spec.view == "transposed":
-        return tuple(reversed(spec.shape))
-    if spec.view == "step2":
-        return (*spec.shape[:-1], 2 * spec.shape[-1])
-    if spec.fill == "window":
-        return (WINDOW,)  # the child places it at `start` in a 2 GiB tensor
-    return spec.shape
-
-
-def view_of(base: torch.Tensor, spec: Input) -> torch.Tensor:
-    if spec.view == "transposed":
-        return base.t()
-    if spec.view == "step2":
-        return base[..., ::2]
-    return base
-
-
-def draw(spec: Input, generator: torch.Generator) -> torch.Tensor:
-    shape, dtype = base_shape(spec), DTYPES[spec.dtype]
-    if spec.fill in ("counts", "window"):
-        # Below 0x7F, so no right answer equals the sentinel byte.
-        high = 127 if spec.dtype == "uint8" else 4
-        return torch.randint(0, high, shape, generator=generator, dtype=dtype)
-    values = torch.randn(shape, generator=generator, dtype=torch.float64)
-    if spec.fill == "positive":
-        values = values.abs() + 0.01
-    elif spec.fill == "large":
-        values = values * 30 + 100
-    elif spec.fill == "nan":
-        values[::7] = float("nan")
-    return values.to(dtype)
-
-
-def build_case(case: Case, seed: int) -> dict[str, torch.Tensor]:
-    generator = torch.Generator().manual_seed(seed)
-    return {spec.name: draw(spec, generator) for spec in case.inputs}
-
-
-def inputs64(case: Case, bases: dict) -> list[torch.Tensor]:
-    """The inputs as the learner's function saw them, in float64. A window's
-    is the window itself: the 2 GiB tensor it sits in exists only in the
-    child."""
-    return [view_of(bases[s.name], s).to(torch.float64) for s in case.inputs]
-
-
 def expected(exercise: Exercise, case: Case, bases: dict) -> torch.Tensor:
     result = exercise.reference(*inputs64(case, bases), **case.params)
-    return result.to(DTYPES[case.out_dtype]) if case.out_dtype != "float32" else result
-
-
-# --------------------------------------------------------------------------
-# Running the child
-# --------------------------------------------------------------------------
-
-
-def _limits():  # in the child, before exec
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(MEMORY_BYTES, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-
-
-def child_command(listing: Path) -> tuple[list[str], dict]:
-    """The child's command line and environment: the repository on the
-    path (the learner's folder is the working directory, not an import
-    root: ``-P`` where Python has it)."""
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = {
-        **os.environ,
-        "TRITON_INTERPRET": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": path,
-    }
-    safe = ["-P"] if sys.version_info >= (3, 11) else []
-    return [sys.executable, *safe, "-m", "scripts.practice.child", str(listing)], env
-
-
-def run_child(
-    jobs: list[tuple[Path, Path]], limit_s: float, progress: Callable | None = None
-) -> str | None:
-    """Run the learners' files, job after job, in one process (torch and
-    Triton load once); None, or why the child did not finish. ``progress``
-    is called about every half second with the running case's name and its
-    seconds so far. Ctrl-C (or any exception here) ends the child's group."""
-    listing = jobs[0][1].parent / f"jobs-{jobs[0][1].name}.txt"
-    listing.write_text("".join(f"{path}\t{job}\n" for path, job in jobs))
-    command, env = child_command(listing)
-    marker = Path(f"{listing}.progress")
-    with (jobs[0][1] / "child.log").open("wb") as log:
-        process = subprocess.Popen(
-            command, cwd=jobs[0][0].parent, env=env, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_limits,
-        )  # fmt: skip
-        try:
-            code = _wait(process, limit_s, marker, progress)
-        finally:
-            if process.poll() is None:  # a hang, Ctrl-C, or the parent's fault
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-    if code is None:
-        return "timeout"
-    if code < 0:
-        return f"signal {-code}"
-    return None if code == 0 else f"exit {code}"
-
-
-def _wait(process, limit_s: float, marker: Path, progress) -> int | None:
-    """The child's exit code, or None past the limit."""
-    began = time.monotonic()
-    case, since = "", began
-    while True:
-        try:
-            return process.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            pass
-        now = time.monotonic()
-        if now - began > limit_s:
-            return None
-        current = marker.read_text() if marker.exists() else ""
-        if current != case:
-            case, since = current, now
-        if progress and case:
-            progress(case, now - since)
+    if case.out_dtype == "float32":
+        return result
+    return result.to(dtype_of(case.out_dtype))
 
 
 def _last_case(job: Path) -> str:
@@ -272,6 +143,8 @@ def find_failure(exercise, case, bases, returned) -> Failure | None:
     if exercise.deterministic:
         if not torch.equal(out.view(torch.int32), returned["again"].view(torch.int32)):
             return failure("nondeterministic", "a second call gave other bits")
+    if returned.get("race"):  # right here, in the interpreter's order only
+        return failure("race", race_problem(returned["race"]))
     return None
 
 
@@ -308,42 +181,6 @@ def close(out: torch.Tensor, truth: torch.Tensor, atol: float, rtol: float):
         f"{int((~ok).sum())} of {truth.numel()} elements are off; first at index "
         f"{first}: expected {truth[first].item():.6g}, got {out64[first].item():.6g}"
     )
-
-
-def prepare(
-    exercise: Exercise, path: Path, job: Path, seed: int, accesses: bool = False
-) -> list[dict]:
-    """Write one check's inputs and plan into `job`; the bases the parent keeps."""
-    from safetensors.torch import save_file
-
-    job.mkdir(parents=True, exist_ok=True)
-    plan, all_bases = [], []
-    for index, case in enumerate(exercise.cases):
-        bases = build_case(case, seed * 1000 + index)
-        all_bases.append(bases)
-        save_file(bases, str(job / f"in{index}.safetensors"))
-        plan.append(
-            {
-                "case": case.name,
-                "inputs": [[s.name, s.view, s.fill, s.dtype] for s in case.inputs],
-                "out_shape": list(case.out_shape),
-                "out_dtype": case.out_dtype,
-                "params": case.params,
-            }
-        )
-    text = json.dumps(
-        {
-            "function": exercise.function,
-            "cases": plan,
-            "again": exercise.deterministic,
-            "sentinel": SENTINEL,
-            "guard": GUARD,
-            "huge": HUGE,
-            "accesses": accesses,
-        }
-    )
-    (job / "plan.json").write_text(text)
-    return all_bases
 
 
 def stopped_outcome(case, stopped, limit_s, where) -> Outcome:
@@ -448,7 +285,7 @@ def check_many(
     turn; if one crashes or hangs, the rest go on in a new child. With
     ``accesses`` (a dict), the first case of each check is also watched and
     its loads and stores described, under the check's index. ``progress``:
-    see :func:`run_child`."""
+    see ``scripts.qualify.learner.run``."""
     results: list = [None] * len(checks)
     with tempfile.TemporaryDirectory(prefix="practice-") as folder:
         pending = []
@@ -462,11 +299,11 @@ def check_many(
                 results[index] = early
                 continue
             job = Path(folder) / f"job{index}"
-            bases = prepare(exercise, path, job, seed, accesses is not None)
+            bases = prepare(exercise, job, seed, accesses is not None)
             pending.append((index, exercise, path.resolve(), job, bases, facts))
         while pending:
             jobs = [(item[2], item[3]) for item in pending]
-            stopped = run_child(jobs, limit_s, progress)
+            stopped = learner.run(jobs, limit_s, progress)
             done = []
             for item in pending:
                 index, exercise, path, job, bases, facts = item

@@ -89,6 +89,11 @@ GENERIC = {
     "mutated": "the inputs must come back unchanged: store only into out",
     "nondeterministic": "two calls gave different bits: is something left over "
     "from the first call, or read before it is written?",
+    "race": "the interpreter runs one program after another, so the values "
+    "came out right; on a GPU the programs run at once, and one can load (or "
+    "overwrite) the element before the other has stored it. Give each "
+    "program its own element (a partial per program, combined by a second "
+    "launch), or order the two with atomics",
     "raised": "read the exception and the line it names",
     "exit": "the function must return, not end the process (sys.exit, exit, quit)",
     "crash": "the process died at an address outside every tensor (a negative "

@@ -37,6 +37,7 @@ class Call:
     expect_names: tuple[str, ...] = ()  # argument the message must name
     expect_values: tuple[str, ...] = ()  # the wrong value, one of its spellings
     note: str = ""
+    out_size: tuple[int, ...] | None = None  # the result's, if not input 1's
 
     def child_spec(self) -> dict:
         spec = {}

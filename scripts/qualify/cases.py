@@ -93,17 +93,25 @@ class Case:
         return "launch only" if self.launch_only(device, max_numel) else "values"
 
 
-_DESCRIBED: dict[str, str] = {}
+_DESCRIBED: dict[tuple, str] = {}
 
 
 def _described(case: Case) -> str:
     # Large cases are described from their launch plan (same shape and
     # dtype, no values built); the rest from the calls a CPU run makes.
-    if case.name not in _DESCRIBED:
+    # Tasks share case names ("size-1", "float32"), not their builders.
+    key = (case.name, case.args, case.build.__qualname__, _cells(case.build))
+    if key not in _DESCRIBED:
         plan = case.launch_plan and case.numel > INTERPRETER_MAX_NUMEL
         calls = case.launch_plan("cpu") if plan else case.build("cpu")
-        _DESCRIBED[case.name] = describe(calls, case.args)
-    return _DESCRIBED[case.name]
+        _DESCRIBED[key] = describe(calls, case.args)
+    return _DESCRIBED[key]
+
+
+def _cells(build) -> str:
+    """What a builder closes over, as text (its shapes, dtypes, notes)."""
+    cells = [c.cell_contents for c in build.__closure__ or ()]
+    return repr([getattr(c, "__qualname__", c) for c in cells])
 
 
 def describe(calls: list[Call], names: tuple[str, ...]) -> str:
@@ -121,6 +129,13 @@ def describe(calls: list[Call], names: tuple[str, ...]) -> str:
         layouts = [layout_text(spec) for spec in call.args]
         first = call.args[0]
         head = f"{shape_text(first['size'])} {dtype_text(first)}"
+        sizes = [spec["size"] for spec in call.args]
+        if any(size != sizes[0] for size in sizes):  # a matrix product's operands
+            shapes = ", ".join(
+                f"{name} {shape_text(size)}"
+                for name, size in zip(names, sizes, strict=True)
+            )
+            head = f"{shapes} {dtype_text(first)}"
         if len(set(layouts)) == 1 and layouts[0] and len(layouts) == 2:
             head += f", both {layouts[0]}"
         else:
@@ -154,6 +169,11 @@ def cases(task: Task | None = None) -> list[Case]:
         from scripts.qualify import rows  # the one-input families
 
         family = rows.row_cases if task.cases == "rows" else rows.flat_cases
+        return _with_task(family(task), task)
+    if task.cases in ("matrix-product", "qkv-causal"):
+        from scripts.qualify import products  # the matrix products' families
+
+        family = getattr(products, task.cases.replace("-", "_") + "_cases")
         return _with_task(family(task), task)
     f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
     X, R = task.args[:1], task.args[1:]  # noqa: N806

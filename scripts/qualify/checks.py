@@ -126,6 +126,15 @@ CHECKS: tuple[Check, ...] = (
         "reorder: the interpreter runs them one at a time",
     ),
     Check(
+        "race-free",
+        "no two programs of one launch reach the same address, one of them "
+        "with a plain store, unless an atomic's acquire and release order "
+        "them (seen from every access the interpreter ran)",
+        "the order of programs on a GPU: the interpreter runs them one after "
+        "another, so a wait the flag already satisfied is ordered here, and "
+        "addresses no case reaches are never compared",
+    ),
+    Check(
         "unchanged-after-return",
         "after the last case, every earlier result and every input still "
         "holds the bits it held when its call returned",

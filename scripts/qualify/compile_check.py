@@ -36,13 +36,15 @@ import subprocess
 import sys
 import time
 
+from kernels.devices import SM90A, WARP_SIZE
+
 #: Distinct specialisations one run may ask to compile; past that, the
 #: compile check fails and says so.
 MAX_SPECIALISATIONS = 64
 #: Seconds all of a run's compiles may take.
 COMPILE_DEADLINE_S = 120.0
 MAX_SPEC_CHARS = 8000
-TARGET = ("cuda", 90, 32)
+TARGET = ("cuda", SM90A.compute_capability, WARP_SIZE)
 OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 _TYPE_RE = re.compile(r"^(constexpr|\*{0,2}k?[a-z][a-z0-9]{0,7})$")
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
@@ -271,7 +273,8 @@ class Compiler:
                 self.close()
                 for number in pending:
                     results[ids[number]] = (
-                        f"compiling did not finish within {COMPILE_DEADLINE_S:g} s"
+                        f"compiling did not finish within {COMPILE_DEADLINE_S:g} s "
+                        "(or by the run's deadline)"
                     )
                 break
             if not line:
@@ -328,11 +331,14 @@ class RunCompiles:
     """One run's compile check: which specialisations were asked for, and
     their results (cached across runs by source and specialisation)."""
 
-    def __init__(self, source: bytes):
+    def __init__(self, source: bytes, run_deadline: float | None = None):
         self.source = source
         self.sha = hashlib.sha256(source).hexdigest()
         self.asked: set[str] = set()
         self.deadline = None
+        # The run's own deadline (time.monotonic()): compiles stop there too,
+        # so a candidate that floods the queue cannot hold the parent past it.
+        self.run_deadline = run_deadline
         self.compiler = self.source_at = None
 
     def start(self) -> RunCompiles:
@@ -374,6 +380,8 @@ class RunCompiles:
             compiler = self.start().compiler
             if self.deadline is None:
                 self.deadline = time.monotonic() + COMPILE_DEADLINE_S
+                if self.run_deadline is not None:
+                    self.deadline = min(self.deadline, self.run_deadline)
             keys = list(todo)
             errors = compiler.compile(
                 self.source_at, [specs[k] for k in keys], self.deadline

@@ -261,7 +261,7 @@ def _value(value, name: str):
     return value
 
 
-def error_text(exc: BaseException) -> str:
+def error_message(exc: BaseException) -> str:
     """One line for a compile failure: the type and the last line."""
     lines = str(exc).strip().splitlines() or [""]
     text = re.sub(r" at 0x[0-9a-f]+", "", lines[-1])[:300]
@@ -329,7 +329,7 @@ def serve() -> None:
                 namespaces[request["source"]] = kernel_namespace(request["source"])
             compile_spec(namespaces[request["source"]], request["spec"])
         except Exception as exc:  # the candidate's kernel, not ours
-            error = error_text(exc)
+            error = error_message(exc)
         out.write(json.dumps({"id": request["id"], "error": error}) + "\n")
         out.flush()
 

@@ -73,7 +73,8 @@ BLACK_BOX_LIMITS = [
     "sandbox) and behaves only while watched",
     "a candidate that turns bad after many calls, at other sizes, at a later "
     "date or on another GPU",
-    "races and ordering bugs the interpreter's one-program-at-a-time run never shows",
+    "races and ordering bugs in another order of programs than the "
+    "interpreter's one at a time (the race check judges that one order)",
     "claims the sandboxed process makes about itself (launches, exceptions, "
     "memory sharing): a candidate that reaches the code writing them can "
     "forge them; the static gate refuses the constructs that would, and a "
@@ -83,8 +84,9 @@ BLACK_BOX_LIMITS = [
 
 #: What this run cannot establish, in every verdict (not only on the pages).
 CANNOT_ESTABLISH = [
-    "races and ordering between programs: the interpreter runs one program "
-    "instance at a time, in order (a CPU run)",
+    "races in another order of programs: the interpreter runs one program "
+    "instance at a time, in order, and the race check judges that order "
+    "(a CPU run)",
     "speed: interpreter time says nothing about a GPU",
     "that the GPU runs this source: it compiles its own snapshot of the file; "
     "only the sha256 printed here ties the verdict to these bytes",

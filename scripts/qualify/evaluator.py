@@ -138,7 +138,10 @@ def run_cases(
         raise HarnessError(f"the evaluator could not build its inputs: {exc}") from exc
     server = ForkServer.get(device)
     # The parent compiles what the child's launches report, for sm_90a
-    compiles = compile_check.RunCompiles(source).start() if interpreter else None
+    run_deadline = time.monotonic() + limits.deadline_s
+    compiles = (
+        compile_check.RunCompiles(source, run_deadline).start() if interpreter else None
+    )
     work = server.new_job()
     results: list[CaseResult] = []
     judged: list[Judged] = []
@@ -304,7 +307,8 @@ def _out_nbytes(call: Call) -> int:
     if not call.args or call.args[0].get("kind") != "strided":
         return 0
     first = call.args[0]
-    return math.prod(first["size"]) * first["base"].element_size()
+    size = first["size"] if call.out_size is None else call.out_size
+    return math.prod(size) * first["base"].element_size()
 
 
 def _status(work: Path) -> dict:
@@ -497,7 +501,7 @@ class Refused(Exception):
 
     def __init__(self, item: dict):
         self.item = item
-        super().__init__(gate.refusal_text(item))
+        super().__init__(gate.refusal_message(item))
 
 
 def _run(path, device, verdict, say, options: Options, limits):
@@ -541,7 +545,7 @@ def _run(path, device, verdict, say, options: Options, limits):
     if refused and not overridden:
         raise Refused(refused[0])
     for item in refused:
-        say(f"gate overridden by review: {gate.refusal_text(item)}")
+        say(f"gate overridden by review: {gate.refusal_message(item)}")
     verdict.isolation = sandbox.isolation(device)
     selected = cases(task)
     random.Random(options.seed).shuffle(selected)  # an order no one can plan for

@@ -246,14 +246,14 @@ def refusals(text: str) -> list[dict]:
     return sorted(unique.values(), key=lambda f: (f["line"], f["construct"]))
 
 
-def refusal_text(item: dict) -> str:
+def refusal_message(item: dict) -> str:
     return (
-        f"line {item['line']} uses {escape_text(item['construct'])}, "
+        f"line {item['line']} uses {escape_for_message(item['construct'])}, "
         f"which a candidate may not use ({item['why']})"
     )
 
 
-def escape_text(text: str) -> str:
+def escape_for_message(text: str) -> str:
     return review.escape(text)
 
 

@@ -198,7 +198,7 @@ class Tally:
         return not problem
 
 
-def launch_text(launches: list[dict]) -> str:
+def launch_list(launches: list[dict]) -> str:
     names = sorted({clip(r["kernel"], 60) for r in launches})
     return ", ".join(names) if names else "none"
 
@@ -214,10 +214,10 @@ def launch_problem(launches: list[dict], out: dict) -> str | None:
     if not launches:
         return "launched no Triton kernel"
     if not own:
-        return f"launched only kernels defined elsewhere: {launch_text(launches)}"
+        return f"launched only kernels defined elsewhere: {launch_list(launches)}"
     if not any(r["writes_output"] for r in own) and out["plain"]:
         return (
-            f"launched {launch_text(own)}, but none was given the "
+            f"launched {launch_list(own)}, but none was given the "
             "returned tensor's storage: the result was computed another way"
         )
     return None
@@ -254,14 +254,21 @@ def rounding_problem(values: torch.Tensor, expected: torch.Tensor) -> str | None
     return "not rounded to nearest even: " + problem.replace(" by more than 0 ulp", "")
 
 
-def bound_problem(values, views, descriptor) -> tuple[str | None, torch.Tensor]:
+def bound_problem(
+    values, views, descriptor, task=None
+) -> tuple[str | None, torch.Tensor]:
     """(where the output leaves the descriptor's error bound around the
     float64 truth, in one sentence or None; the truth). NaN in the truth is
-    the nan-mask check's."""
+    the nan-mask check's. A task may name its own reference and the shape
+    its bound reads (``Task.reference``, ``Task.bound_shape``)."""
     inputs64 = tuple(v.to(torch.float64) for v in views)
-    truth = descriptor.reference(*inputs64)
-    cols = views[0].shape[-1] if views[0].dim() else 1
-    shape = {"rows": max(1, views[0].numel() // max(cols, 1)), "cols": cols}
+    reference = (task and task.reference) or descriptor.reference
+    truth = reference(*inputs64)
+    if task is not None and task.bound_shape is not None:
+        shape = task.bound_shape(views)
+    else:
+        cols = views[0].shape[-1] if views[0].dim() else 1
+        shape = {"rows": max(1, views[0].numel() // max(cols, 1)), "cols": cols}
     bound = descriptor.error_bound(inputs64, truth, views[0].dtype, shape)
     # Below the normal range precision is absolute, not relative (gradual
     # underflow): four steps of the output dtype's subnormal spacing.
@@ -278,6 +285,20 @@ def bound_problem(values, views, descriptor) -> tuple[str | None, torch.Tensor]:
         f"bound; first at index {first}: expected {truth[first].item():.6g}, "
         f"got {values[first].double().item():.6g}"
     ), truth
+
+
+def tf32_said(launches: list[dict], values: torch.Tensor) -> str:
+    """The values check's words when a float32 result came from a kernel that
+    ran a float32 ``tl.dot`` as TF32 (the interpreter rounds its operands as
+    a GPU's default does: ``interpreter_rounding.round_tf32_dots``)."""
+    tf32 = [r for r in launches if r["tf32_dots"]]
+    if not tf32 or values.dtype != torch.float32:
+        return ""
+    return (
+        f"TF32: {clip(tf32[0]['kernel'], 60)} ran a float32 tl.dot without "
+        'input_precision="ieee", which a GPU runs as TF32 (its operands '
+        "rounded to 10 fraction bits here, as there); "
+    )
 
 
 def judge_kernel_call(
@@ -309,7 +330,7 @@ def judge_kernel_call(
     tally.check("grid-limits", violations and violations[0])
     shape, dtype = expected_meta(call, pristine)
     if task.output == "reference" and pristine is not None:
-        meta = task.descriptor_object.reference(*pristine.views)
+        meta = task.answer(*pristine.views)
         shape, dtype = list(meta.shape), str(meta.dtype)
     out = claim["output"]
     if out is None:
@@ -360,6 +381,8 @@ def judge_kernel_call(
         and "the call changed " + clip("; ".join(claim["state_changed"]), 240),
     )
     if call.mode != "values":
+        if claim["race"]:  # judged only when found, so counts stay those of
+            tally.check("race-free", race_problem(claim["race"]))  # before
         return tally.failures, tally.evaluated, None
     changed = []
     for name, before in zip(names, pristine.bases, strict=True):
@@ -376,13 +399,13 @@ def judge_kernel_call(
     )
     if task.tolerance == "bound":
         problem, expected = bound_problem(
-            values, pristine.views, task.descriptor_object
+            values, pristine.views, task.descriptor_object, task
         )
-        tally.check("values", problem)
+        tally.check("values", problem and tf32_said(launches, values) + problem)
         tally.check("nan-mask", nan_mismatch(values, expected))
         ulps = 0
     else:
-        expected = task.descriptor_object.reference(*pristine.views)
+        expected = task.answer(*pristine.views)
         ulps = allowed_ulps(expected.dtype, interpreter)
         tally.check("values", value_mismatch(values, expected, ulps))
         tally.check("nan-mask", nan_mismatch(values, expected))
@@ -396,7 +419,28 @@ def judge_kernel_call(
             and f"{differ} of {values.numel()} elements "
             "differ bit for bit from the previous call on the same inputs",
         )
+    if claim["race"]:
+        tally.check("race-free", race_problem(claim["race"]))
     return tally.failures, tally.evaluated, values
+
+
+def race_problem(race: dict) -> str:
+    """The race a call's launch showed (scripts/qualify/races.py), with
+    the two programs and the element, in one sentence."""
+    first, second = (", ".join(str(i) for i in p[:3]) for p in race["programs"][:2])
+    verbs = [RACE_VERBS.get(k, "reaches") for k in race["kinds"][:2]]
+    verbs += ["reaches"] * (2 - len(verbs))
+    where = clip(race["tensor"], 60) or "an address in no argument"
+    if race["element"] >= 0:
+        where = f"element {race['element']} of {where}"
+    return (
+        f"a race in {clip(race['kernel'], 60)}: program ({second}) "
+        f"{verbs[1]} {where}, which program ({first}) {verbs[0]}, and no "
+        "atomic orders the two"
+    )
+
+
+RACE_VERBS = {"load": "loads", "store": "stores", "atomic": "updates atomically"}
 
 
 def _family_task():
@@ -453,7 +497,7 @@ def judge_error_call(
         failures.append(
             (
                 "validates-first",
-                f"{call.note}: launched {launch_text(claim['launches'])} before "
+                f"{call.note}: launched {launch_list(claim['launches'])} before "
                 f"raising {clip(raised['type'], 60)}",
             )
         )

@@ -50,6 +50,7 @@ class LaunchLog:
             "violation": None,
             "programs_run": True,
             "writes_output": False,
+            "tf32_dots": 0,  # counted by interpreter_rounding.round_tf32_dots
             "compiled": False,  # set by the parent's compile check
             "compile_error": None,
             "specialisation": None,
@@ -75,6 +76,11 @@ class LaunchLog:
             return None
         self.said.add(text)
         return text
+
+    def note_tf32_dot(self) -> None:
+        """A float32 tl.dot of the current launch ran as TF32."""
+        if self.records:
+            self.records[-1]["tf32_dots"] += 1
 
     def mark_output(self, out) -> None:
         span = storage_range(out) if isinstance(out, torch.Tensor) else None

@@ -142,6 +142,7 @@ LAUNCH = {
     "violation": ("?", STR),
     "programs_run": BOOL,
     "writes_output": BOOL,
+    "tf32_dots": INT,  # float32 tl.dot calls run as TF32 (operands rounded)
     "compiled": BOOL,
     "compile_error": ("?", STR),
     "specialisation": ("?", STR),  # compiled by the parent (compile_check.py)
@@ -156,6 +157,13 @@ OUTPUT = {
     "storage_nbytes": ("?", INT),
     "storage_offset": ("?", INT),
 }
+RACE = {
+    "kernel": STR,
+    "programs": [[INT]],
+    "kinds": [STR],
+    "tensor": STR,
+    "element": INT,
+}
 CALL = {
     "raised": ("?", EXCEPTION),
     "launches": [LAUNCH],
@@ -164,6 +172,7 @@ CALL = {
     "inputs_written": [STR],
     "state_changed": [STR],
     "earlier_changed": [STR],
+    "race": ("?", RACE),  # the first race of its launches (races.py)
 }
 CLAIM_SHAPES = {
     "case": {"name": STR, "seconds": NUM, "calls": [CALL]},

@@ -3,14 +3,17 @@
 Usage (from the repository root)::
 
     python -m scripts.qualify.refresh verdicts [--device cpu|cuda]
-    python -m scripts.qualify.refresh corpus
+    python -m scripts.qualify.refresh corpus [--task NAME]
 
 ``verdicts`` writes ``results/qualify/<name>.<device>.json`` for the
 course's kernel of the task, the two teaching examples and the interview
 candidate;
 ``corpus`` writes ``results/qualify/corpus.cpu.json``: every known-broken and
 known-good candidate, what it must do, what the evaluator did, and the kill
-matrix. Both are kind "verdict" of ``evidence``. The comparison of
+matrix; ``corpus --task NAME`` writes ``results/qualify/corpus-NAME.cpu.json``
+for another task's corpus (its broken and good candidates and its course
+kernel), with a kill matrix by check and by case. All are kind "verdict"
+of ``evidence``. The comparison of
 eager, ``torch.compile`` and the custom kernel is a benchmark result
 (``python -m scripts.bench --profile compare NAME``).
 
@@ -27,12 +30,13 @@ import time
 from pathlib import Path
 
 from evidence import ROOT, sha256_bytes
+from evidence import read as read_result
 from evidence import write as write_result
 from evidence.provenance import git_identity
 from scripts.cli import OneLineParser
 from scripts.qualify import contract, evaluator
 from scripts.qualify.checks import CHECK_ORDER
-from scripts.qualify.task import of_family
+from scripts.qualify.task import find, of_family, tasks
 
 RESULTS = ROOT / "results" / "qualify"
 #: The task whose corpus and page verdicts are committed.
@@ -88,7 +92,7 @@ def expectation(path: str) -> dict:
     text = (ROOT / path).read_text(encoding="utf-8")
     doc = ast.get_docstring(ast.parse(text)) or ""
     reason = " ".join(doc.split("\n\n")[0].split())
-    if path == KERNEL_FILE:
+    if path in {t.kernel_file for t in tasks().values()}:
         return {"status": "qualified", "check": None, "reason": reason}
     match = EXPECTED_RE.search(doc)
     if not match:
@@ -97,6 +101,49 @@ def expectation(path: str) -> dict:
     if what in ("qualified", "inconclusive"):
         return {"status": what, "check": None, "reason": reason}
     return {"status": "rejected", "check": what, "reason": reason}
+
+
+CASE_RE = re.compile(r"^Expected case: (?P<case>[\w-]+)\s*$", re.MULTILINE)
+
+
+def expected_case(path: str) -> str | None:
+    """The case a broken candidate of a task's corpus must fail in, from its
+    docstring (`Expected case: NAME`), or None."""
+    doc = ast.get_docstring(ast.parse((ROOT / path).read_text("utf-8"))) or ""
+    match = CASE_RE.search(doc)
+    return match and match["case"]
+
+
+def task_corpus_files(name: str) -> list[str]:
+    """A task's corpus: its broken and good candidates, and its kernel."""
+    task = find(name)
+    found = sorted((ROOT / task.corpus / "broken").glob("*.py"))
+    found += sorted((ROOT / task.corpus / "good").glob("*.py"))
+    return [p.relative_to(ROOT).as_posix() for p in found] + [task.kernel_file]
+
+
+def task_corpus_entry(path: str, verdict: dict) -> dict:
+    """A corpus entry with the case its docstring names and the cases that
+    failed, for a kill matrix by case."""
+    failed = [c["name"] for c in verdict.get("cases", []) if c["result"] == "fail"]
+    return {
+        **corpus_entry(path, verdict),
+        "expected_case": expected_case(path),
+        "failed_cases": failed,
+    }
+
+
+def case_kill_matrix(candidates: list[dict]) -> dict[str, dict[str, list[str]]]:
+    """case -> {"catches": candidates failing it, "only": candidates failing
+    it alone}, over the cases some candidate fails."""
+    matrix: dict[str, dict[str, list[str]]] = {}
+    for entry in candidates:
+        for case in entry["failed_cases"]:
+            row = matrix.setdefault(case, {"catches": [], "only": []})
+            row["catches"].append(entry["path"])
+            if len(entry["failed_cases"]) == 1:
+                row["only"].append(entry["path"])
+    return dict(sorted(matrix.items()))
 
 
 def corpus_entry(path: str, verdict: dict) -> dict:
@@ -122,9 +169,13 @@ CORPUS_MAX_NUMEL = 2**18
 # Per case; the hanging candidate costs this much. Generous, because a busy
 # machine slows a case that compiles for sm_90a to several seconds.
 CORPUS_TIMEOUT_S = 10.0
+#: Per case, for the other tasks' corpora: their cases interpret hundreds of
+#: programs (a row each, a query each), which a loaded machine stretches
+#: past 10 s; none of their candidates hangs on purpose.
+TASK_CORPUS_TIMEOUT_S = 60.0
 
 
-def qualify_for_corpus(path: str, device: str = "cpu") -> dict:
+def qualify_for_corpus(path: str, device: str = "cpu", task: str | None = None) -> dict:
     """Every case of one corpus file. A candidate meant to show a run-time
     check runs with the static gate overridden (as a reviewer would), so the
     check it is there for is shown to catch it; one meant for the gate
@@ -137,9 +188,10 @@ def qualify_for_corpus(path: str, device: str = "cpu") -> dict:
         ROOT / path,
         device,
         collect_all=True,
-        timeout_s=CORPUS_TIMEOUT_S,
+        timeout_s=TASK_CORPUS_TIMEOUT_S if task else CORPUS_TIMEOUT_S,
         max_numel=CORPUS_MAX_NUMEL,
         reviewed=reviewed,
+        task=task,
     )
 
 
@@ -181,18 +233,30 @@ def device_subset() -> list[str]:
 
 
 def run_corpus(
-    paths: list[str] | None = None, device: str = "cpu", write_to: Path | None = None
+    paths: list[str] | None = None,
+    device: str = "cpu",
+    write_to: Path | None = None,
+    task: str | None = None,
 ) -> dict:
-    """Qualify every candidate; with ``write_to``, the file is rewritten after
-    each one, so a run stopped at its time limit keeps what it judged."""
+    """Qualify every candidate (of `task`'s corpus, when named); with
+    ``write_to``, the file is rewritten after each one, so a run stopped at
+    its time limit keeps what it judged."""
     started = time.monotonic()
     entries = []
     git = git_identity()
+    entry_of = task_corpus_entry if task else corpus_entry
 
     def record() -> dict:
+        # Only a task's entries carry the cases that failed (task_corpus_entry).
+        by_task = (
+            {"task": task, "case_kill_matrix": case_kill_matrix(entries)}
+            if task
+            else {}
+        )
         return {
             "schema_version": contract.SCHEMA_VERSION,
             "record": "corpus",
+            **by_task,
             "device": device,
             "interpreter_max_numel": CORPUS_MAX_NUMEL,
             "software": evaluator.software(),
@@ -203,9 +267,16 @@ def run_corpus(
             "git": git,
         }
 
-    for path in paths or corpus_files():
-        entries.append(corpus_entry(path, qualify_for_corpus(path, device)))
-        print(f"{entries[-1]['status']:9} {path}", flush=True)
+    order = task_corpus_files(task) if task else corpus_files()
+    if task and paths and write_to is not None and Path(write_to).is_file():
+        # --only on a task's corpus: the other candidates' entries are kept
+        kept = read_result("verdict", write_to).data["candidates"]
+        entries += [e for e in kept if e["path"] in order and e["path"] not in paths]
+    for path in paths or order:
+        entry = entry_of(path, qualify_for_corpus(path, device, task))
+        entries.append(entry)
+        entries.sort(key=lambda e: order.index(e["path"]))
+        print(f"{entry['status']:9} {path}", flush=True)
         if write_to is not None:
             write_result("verdict", write_to, record())
     return record()
@@ -252,16 +323,22 @@ def main(argv=None) -> int:
         action="store_true",
         help="only the candidates whose catch a GPU can change, and the kernel",
     )
+    parser.add_argument(
+        "--task", help="another task's corpus (results/qualify/corpus-NAME.*.json)"
+    )
     args = parser.parse_args(argv)
-    known = corpus_files()
+    if args.task is not None and args.task not in tasks():
+        parser.error(f"--task: no task {args.task!r}; known: {', '.join(tasks())}")
+    known = task_corpus_files(args.task) if args.task else corpus_files()
     for path in args.only or ():
         if path not in known:
             parser.error(f"--only {path!r} is not a corpus candidate")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.what == "corpus":
         paths = args.only or (device_subset() if args.device_subset else None)
-        target = result_path("corpus", args.device, args.out)
-        run_corpus(paths, device=args.device, write_to=target)
+        name = f"corpus-{args.task}" if args.task else "corpus"
+        target = result_path(name, args.device, args.out)
+        run_corpus(paths, device=args.device, write_to=target, task=args.task)
     else:
         refresh_verdicts(args.device, args.out)
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -39,6 +40,16 @@ class Task:
     rank: int | None = None
     # What a case of the family catches, in this kernel's words, by case name
     catches: dict[str, str] = field(default_factory=dict)
+    # The answer on the call's inputs, when it is not the descriptor's
+    # reference with them (a causal task: the reference with causal=True)
+    reference: Callable | None = None
+    # The `shape` the descriptor's error_bound reads, from the inputs (None:
+    # {"rows", "cols"} of the first input, the one-input families')
+    bound_shape: Callable | None = None
+
+    def answer(self, *inputs):
+        """The reference's result on these inputs."""
+        return (self.reference or self.descriptor_object.reference)(*inputs)
 
     @property
     def signature(self) -> str:

@@ -71,7 +71,7 @@ class Verdict:
     def refuse(self, item: dict) -> None:
         """Refused by the static gate: nothing ran."""
         self.status, self.exit_code = "rejected", EXIT_REJECTED
-        detail = gate.refusal_text(item)
+        detail = gate.refusal_message(item)
         self.first_failure = Failure("source-gate", "source", 0, detail).to_dict()
         self.failed_checks = ["source-gate"]
         self.counts = dict.fromkeys(

@@ -33,6 +33,8 @@ reads every file strictly, and lists the constructs that forging needs
 
 from __future__ import annotations
 
+import contextlib
+
 # encodings.idna is imported here, before any fork: the candidate runs as
 # nobody when the evaluator is root, and an interpreter installed under /root
 # cannot be read by nobody, so a codec first looked up later (by a socket
@@ -51,7 +53,13 @@ from pathlib import Path
 import torch
 import triton  # noqa: F401  (imported once, before any fork)
 
-from scripts.qualify import interpreter_rounding, records, sandbox, shared_inputs
+from scripts.qualify import (
+    interpreter_rounding,
+    races,
+    records,
+    sandbox,
+    shared_inputs,
+)
 from scripts.qualify.launch_log import (
     LaunchLog,
     install_launch_hooks,
@@ -78,11 +86,11 @@ def describe_exception(exc: BaseException) -> dict:
     return {
         "type": type(exc).__name__,
         "mro": [cls.__name__ for cls in type(exc).__mro__],
-        "message": _text(exc),
+        "message": _message(exc),
     }
 
 
-def _text(exc: BaseException) -> str:
+def _message(exc: BaseException) -> str:
     try:
         return str(exc)[:2000]
     except Exception:  # a candidate's exception whose __str__ raises
@@ -237,6 +245,31 @@ class CaseRunner:
                     self.kept[f"k{index}.chain{chain}.{name}"] = base
         return {"name": case["name"], "calls": calls}, tensors_out
 
+    def race_watch(self):
+        """The race watch of one call: under the interpreter, where the
+        programs' accesses are seen (scripts/qualify/races.py)."""
+        if self.device != "cpu":
+            return contextlib.nullcontext()
+        return races.watching()
+
+    def race_claim(self, watch, out, tensors) -> dict | None:
+        """The first race of the call, its tensor named as the task names
+        it (an input, the output) where the address lies in one."""
+        race = getattr(watch, "found", None)
+        if race is None:
+            return None
+        claim = race.to_dict()
+        named = list(zip(self.names, tensors, strict=True)) + [("the output", out)]
+        for name, tensor in named:
+            if isinstance(tensor, torch.Tensor) and tensor.device.type == "cpu":
+                start, size = tensor.data_ptr(), tensor.element_size()
+                end = tensor.untyped_storage().data_ptr()
+                end += tensor.untyped_storage().nbytes()
+                if start <= race.address < end:
+                    claim["tensor"] = name
+                    claim["element"] = (race.address - start) // size
+        return claim
+
     def saved(self, bases) -> list:
         """Copies to restore writable bases from before a repeat call."""
         return [
@@ -256,8 +289,10 @@ class CaseRunner:
         state = process_state()
         if self.mapped is not None:
             self.mapped.watch(tensors)
+        watch = None
         try:
-            out = self.function(*tensors)
+            with self.race_watch() as watch:
+                out = self.function(*tensors)
         except BaseException as exc:  # SystemExit included: it is a result
             raised = describe_exception(exc)
         changed_state = state_changes(state, process_state())
@@ -276,6 +311,7 @@ class CaseRunner:
             "inputs_written": written,
             "state_changed": changed_state,
             "earlier_changed": earlier_changed,
+            "race": self.race_claim(watch, out, tensors),
         }
         first = tensors[0]
         claim["input_device"] = str(first.device) if torch.is_tensor(first) else None
@@ -427,9 +463,10 @@ def _set_up(candidate, workdir, device, memory, inputs_fd):
     plan = json.loads((work / "plan.json").read_text())
     inputs = torch.load(work / "inputs.pt", weights_only=True)
     sandbox.limit_resources(memory)
-    if device == "cpu":  # bfloat16 rounded as compiled code rounds it
-        interpreter_rounding.round_bf16_to_nearest_even()
     log = LaunchLog(candidate, compile_for_gpu=device == "cpu")
+    if device == "cpu":  # bfloat16 and TF32 rounded as compiled code rounds them
+        interpreter_rounding.round_bf16_to_nearest_even()
+        interpreter_rounding.round_tf32_dots(log.note_tf32_dot)
     install_launch_hooks(log)
     progress = open(work / "progress", "a", buffering=1)  # noqa: SIM115
     return work, plan, inputs, mapped, log, progress

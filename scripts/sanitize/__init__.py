@@ -25,6 +25,13 @@ the end of the output, to ``DIR/sanitizer.<mode>.json`` (schema
 starts a stub in the tool's place (status ``stub``), so the start, timeout,
 parsing and the file written after every run are checked on a CPU first.
 ``--plan device`` is the short plan for a GPU lease of minutes.
+
+Modules, one job each:
+
+- ``__main__``: the command line: one sanitizer process per target, tool and
+  allocator.
+- ``target``: the one process compute-sanitizer watches: a planted bug or a
+  kernel.
 """
 
 from __future__ import annotations

@@ -4,7 +4,11 @@ Drives snippets/lib/serving/engine.py with Poisson arrivals at several
 offered loads and writes results/serving/<stamp>-<device>-<profile>-<commit>.json
 (schema: evidence/schemas/serving.schema.json).
 
-- loadgen.py: the loads, the mechanism runs and every request's record.
-- check.py: the simulator check's replays of the committed runs, stored
-  under results/serving/check/ for the site build.
+Modules, one job each:
+
+- ``__main__``: the command line: measure the engine under load, write a
+  result file.
+- ``loadgen``: the loads, the mechanism runs and every request's record.
+- ``check``: the simulator check's replays of the committed runs, for the
+  site build.
 """

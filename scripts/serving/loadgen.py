@@ -18,7 +18,7 @@ from pathlib import Path
 
 from evidence import ROOT, sha256_file, write
 from evidence.provenance import device_info, git_identity, software_info
-from snippets.lib.serving.simulator import percentile, poisson_arrivals, summarize
+from snippets.lib.serving.simulator import poisson_arrivals, summarize
 
 SCHEMA_VERSION = 1
 CORPUS = ROOT / "results" / "tiny_lm" / "corpus.txt"
@@ -400,6 +400,3 @@ def output_path(result: dict, out_dir: Path) -> Path:
         path = out_dir / f"{stem(result)}-{n}.json"
         n += 1
     return path
-
-
-__all__ = ["percentile", "run", "run_load", "PROFILES", "SLO"]

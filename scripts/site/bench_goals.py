@@ -2,7 +2,7 @@
 
 ``<!-- insert: scripts/site/bench_goals.py:goals_table() -->`` on the
 Benchmarks page: one row per kernel and regime, the "must" and "stretch"
-targets as ``target_text`` words them (the decision memo uses it too).
+targets as ``target_label`` words them (the decision memo uses it too).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def load_catalog(path: Path | None = None, root: Path = ROOT) -> dict | None:
     return read("catalog", path, root).data
 
 
-def target_text(target: dict) -> str:
+def target_label(target: dict) -> str:
     """One goal as the table prints it: "R ≥ 0.95", "≥ 1.4× eager"."""
     level = target["at_least"]
     if target["metric"] == "speedup_vs_eager":
@@ -54,8 +54,8 @@ def goals_table(catalog: Path | None = None, root: Path = ROOT) -> str:
         [
             entry["title"],
             goal.get("regime") or "—",
-            ", ".join(target_text(t) for t in goal["must"]),
-            ", ".join(target_text(t) for t in goal.get("stretch", ())) or "—",
+            ", ".join(target_label(t) for t in goal["must"]),
+            ", ".join(target_label(t) for t in goal.get("stretch", ())) or "—",
         ]
         for entry in data["kernels"].values()
         for goal in entry.get("goals", ())

@@ -49,7 +49,7 @@ from scripts.site.bench_format import (
     format_spread,
     format_time,
 )
-from scripts.site.bench_goals import load_catalog, target_text
+from scripts.site.bench_goals import load_catalog
 from scripts.site.bench_plot import (
     plot_or_refuse,
     plot_shows,
@@ -57,10 +57,6 @@ from scripts.site.bench_plot import (
     raw_site_path,
     shapes_in_order,
 )
-
-# Re-exported: the build reports ResultFileError by name; the decision memo
-# prints goals with target_text.
-__all__ = ["ResultFileError", "target_text"]
 
 # Statuses are defined once, in the schema (in this order there).
 OK, INCORRECT, ERROR, INTERPRETER_ONLY, IMPLAUSIBLE = enum("bench", "row_status")
@@ -113,16 +109,16 @@ def _relative(page_url: str, target: str) -> str:
     return "../" * depth + target
 
 
-def device_text(result: Result) -> str:
+def device_label(result: Result) -> str:
     """Markdown: the file's device name made inert inside our words (so are
-    the other ``*_text`` functions that show file text)."""
+    the other ``*_label`` functions that show file text)."""
     name = inert(result.data["device"]["name"])
     if result.on_gpu:
         return f"GPU: {name}"
     return f"CPU, host timers: {name}"
 
 
-def software_text(result: Result) -> str:
+def software_label(result: Result) -> str:
     sw = {k: inert(v) if v else v for k, v in result.data["software"].items()}
     cuda = sw.get("torch_cuda")
     torch_text = f"torch {sw['torch']}" + (f" (CUDA {cuda})" if cuda else "")
@@ -132,7 +128,7 @@ def software_text(result: Result) -> str:
     return text
 
 
-def commit_text(result: Result) -> str:
+def commit_label(result: Result) -> str:
     identity = result.data["identity"]
     text = inert(identity["commit"][:12])
     if identity.get("dirty"):
@@ -140,12 +136,12 @@ def commit_text(result: Result) -> str:
     return text
 
 
-def date_text(result: Result) -> str:
+def date_label(result: Result) -> str:
     moment = parse_utc(result.started)  # checked on load: a UTC time
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else result.started
 
 
-def cell_text(row: dict) -> str:
+def cell_label(row: dict) -> str:
     """One provider's cell: trusted markup around numbers this module
     formats (the table is built with escape=False; data text is escaped
     where it enters, in results_table)."""
@@ -199,7 +195,7 @@ def results_table(result: Result, kernel: str) -> str:
         cells = [inert(shape)]
         for provider in providers:
             row = by_provider.get(provider)
-            cells.append(cell_text(row) if row else "—")
+            cells.append(cell_label(row) if row else "—")
         if show_r:
             r = ratio_r(by_provider, baselines)
             cells.append(f"{r:.2f}" if r is not None else "—")
@@ -252,10 +248,10 @@ def stale_lines(result: Result, kernel: str, root: Path = ROOT) -> list[str]:
 def caption_html(result: Result, page_url: str) -> str:
     identity = result.data["identity"]
     parts = [
-        device_text(result),
-        software_text(result),
-        f"commit <code>{commit_text(result)}</code>",
-        date_text(result),
+        device_label(result),
+        software_label(result),
+        f"commit <code>{commit_label(result)}</code>",
+        date_label(result),
         f"profile {inert(identity['profile'])}",
     ]
     if result.data["run_status"] != COMPLETE:
@@ -268,7 +264,7 @@ def caption_html(result: Result, page_url: str) -> str:
     return " · ".join(parts)
 
 
-def library_kernels_text(result: Result, kernel: str) -> str:
+def library_kernels_list(result: Result, kernel: str) -> str:
     """Which device kernels each library baseline launched, per shape: SDPA
     picks its backend at run time, so the record says which one ran."""
     lines = [
@@ -392,7 +388,7 @@ def result_block(
     if meta.get("eager_is"):
         legend += f" Eager here is {inert(meta['eager_is'])}."
     blocks.append(legend)
-    ran = library_kernels_text(result, kernel)
+    ran = library_kernels_list(result, kernel)
     if ran:
         blocks.append(ran)
     blocks.append(reproduce_text(kernel, result, page_url))
@@ -460,12 +456,12 @@ def _gpu_card(result: Result, page_url: str) -> str:
     lines = [
         f"**{_download(result, page_url)}** · GPU run",
         "",
-        f"- Identity: commit <code>{commit_text(result)}</code>, "
-        f"started {date_text(result)}, profile "
+        f"- Identity: commit <code>{commit_label(result)}</code>, "
+        f"started {date_label(result)}, profile "
         f"`{identity['profile']}`, run {result.data['run_status']}, "
         f"{len(result.data['rows'])} rows ({kernels})",
-        f"- Device: {device_text(result)}",
-        f"- Software: {software_text(result)}",
+        f"- Device: {device_label(result)}",
+        f"- Software: {software_label(result)}",
         f"- Copy ceiling (median, best): {_ceiling_cell(result, 'copy')}",
         f"- Read-only ceiling (median, best): {_ceiling_cell(result, 'read')}",
         f"- Matmul ceiling (median, best): {_ceiling_cell(result, 'matmul')}",
@@ -478,7 +474,7 @@ def _gpu_card(result: Result, page_url: str) -> str:
 def _cpu_table(results: list[Result], page_url: str) -> str:
     """CPU runs (not device speed), one row each; device and software said
     once when every run shares them."""
-    machines = {(inert(r.data["device"]["name"]), software_text(r)) for r in results}
+    machines = {(inert(r.data["device"]["name"]), software_label(r)) for r in results}
     shared = len(machines) == 1
     header = ["File", "Started", "Commit", "Profile", "Rows"]
     header += [] if shared else ["Device", "Software"]
@@ -488,13 +484,13 @@ def _cpu_table(results: list[Result], page_url: str) -> str:
     for result in results:
         row = [
             _download(result, page_url),
-            date_text(result),
-            f"<code>{commit_text(result)}</code>",
+            date_label(result),
+            f"<code>{commit_label(result)}</code>",
             f"{result.data['identity']['profile']}, {result.data['run_status']}",
             f"{len(result.data['rows'])}",
         ]
         if not shared:
-            row += [device_text(result), software_text(result)]
+            row += [device_label(result), software_label(result)]
         row += [
             _ceiling_cell(result, "copy", host_note=False),
             _ceiling_cell(result, "matmul", host_note=False),
@@ -576,7 +572,7 @@ def check_pages(results_dir: Path, root: Path = ROOT, *, plots: bool = True) -> 
     (tables, notes, captions, plots unless ``plots`` is False, the list of
     results, the matmul reading); any failure becomes ResultFileError naming
     the file."""
-    from scripts.site.gpu_status import gpu_results_text
+    from scripts.site.gpu_status import gpu_status
     from snippets.tiled_matmul.measurement import reading
 
     results = load_results(results_dir, root)
@@ -595,5 +591,5 @@ def check_pages(results_dir: Path, root: Path = ROOT, *, plots: bool = True) -> 
             if plots:
                 plot_or_refuse(result, kernel, root)
     all_results(results_dir=results_dir, root=root)
-    gpu_results_text(results_dir, root)
+    gpu_status(results_dir, root)
     reading(results_dir=results_dir, root=root)

@@ -81,7 +81,7 @@ def call(func, fields: dict[str, str]):
     return func(**kwargs)
 
 
-def number_text(value: float) -> str:
+def fmt_number(value: float) -> str:
     """Four significant figures, thousands separated, never e-notation
     above one: 1.1111111111111112 -> 1.111, 100663296 -> 100,663,296."""
     if math.isinf(value) or math.isnan(value):
@@ -93,7 +93,7 @@ def number_text(value: float) -> str:
     return f"{value:.4g}"
 
 
-def result_text(func_name: str, result) -> str:
+def fmt_result(func_name: str, result) -> str:
     """What the page shows: a sentence as returned; a bare number rounded,
     with the unit its function's name gives (bytes also in MB or GB)."""
     if isinstance(result, bool) or not isinstance(result, int | float):
@@ -101,7 +101,7 @@ def result_text(func_name: str, result) -> str:
     if not math.isfinite(result):
         return str(result)  # "inf": no finite answer, and no unit to give it
     unit = next((u for end, u in UNIT_SUFFIXES if func_name.endswith(end)), "")
-    text = number_text(result)
+    text = fmt_number(result)
     if unit == "bytes" and abs(result) >= 1e6:
         scale, name = (1e9, "GB") if abs(result) >= 1e9 else (1e6, "MB")
         return f"{text} bytes ({result / scale:,.1f} {name})"
@@ -115,7 +115,7 @@ def run(module: str, func_name: str, fields_json: str) -> list:
     importlib.invalidate_caches()
     func = getattr(importlib.import_module(module), func_name)
     try:
-        return [True, result_text(func_name, call(func, json.loads(fields_json)))]
+        return [True, fmt_result(func_name, call(func, json.loads(fields_json)))]
     except ValueError as exc:
         return [False, str(exc)]
     except Exception as exc:  # shown, not raised: the page stays usable

@@ -45,7 +45,7 @@ from pathlib import Path
 from properdocs.exceptions import PluginError
 
 # The page prints a prediction's answer as the browser prints a result.
-from scripts.site.calculator_runtime import kind_of, number_text
+from scripts.site.calculator_runtime import fmt_number, kind_of
 from scripts.site.fences import substitute_in_prose
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -370,11 +370,11 @@ def predict_value(path: str, func_name: str, args_text: str) -> float:
 
 
 def predict_html(question: str, value: float, measured: float | None) -> str:
-    data = f' data-answer="{value!r}" data-answer-text="{_attr(number_text(value))}"'
+    data = f' data-answer="{value!r}" data-answer-text="{_attr(fmt_number(value))}"'
     if measured is not None:
         data += (
             f' data-measured="{measured!r}"'
-            f' data-measured-text="{_attr(number_text(measured))}"'
+            f' data-measured-text="{_attr(fmt_number(measured))}"'
         )
     return (
         f'<div class="predict" data-predict{data}>'

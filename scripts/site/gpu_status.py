@@ -1,8 +1,9 @@
-"""Sentences about what evidence exists, for pages that must say it once.
+"""What evidence exists, counted, for the pages that must say it once.
 
-``gpu_results_text()`` is the Benchmarks page's one statement of whether any
-committed result comes from a GPU; every table below it then carries only its
-short caption.
+``facts()`` gives the Benchmarks page the number of committed results and
+how many came from a GPU; the page's sentence around them is Markdown, and
+tests/scripts/site/test_gpu_status.py fails when a GPU result is committed
+while the page still says none is.
 """
 
 from __future__ import annotations
@@ -14,26 +15,23 @@ from evidence.benchmarks import load_results
 from evidence.text import inert
 
 
-def gpu_results_text(results_dir: Path | None = None, root: Path = ROOT) -> str:
-    """Whether a GPU result is committed, and what the others are."""
+def gpu_status(results_dir: Path | None = None, root: Path = ROOT) -> dict:
+    """How many results are committed, how many from a GPU, and the GPUs."""
     results = load_results(results_dir, root)
     gpu = [r for r in results if r.on_gpu]
-    if not results:
-        return "No benchmark result has been committed yet."
-    if not gpu:
-        return (
-            f"No GPU result has been committed yet. The {len(results)} results "
-            "below are CPU runs: they show that the harness works and that the "
-            "kernels' values are right in Triton's interpreter, and they say "
-            "nothing about speed on a GPU."
-        )
     devices = sorted({inert(r.data["device"]["name"]) for r in gpu})
-    return (
-        f"{len(gpu)} of the {len(results)} results below come from a GPU "
-        f"({', '.join(devices)}); the others are CPU runs, which check the "
-        "harness and the kernels' values and say nothing about GPU speed."
-    )
+    return {"results": len(results), "gpu": len(gpu), "devices": devices}
+
+
+def facts() -> dict[str, str]:
+    """The committed results' counts, for the Benchmarks page's sentence."""
+    status = gpu_status()
+    return {
+        "results": f"{status['results']}",
+        "gpu-results": f"{status['gpu']}",
+        "gpus": ", ".join(status["devices"]) or "none",
+    }
 
 
 if __name__ == "__main__":
-    print(gpu_results_text())
+    print(facts())

@@ -1,25 +1,8 @@
 """ProperDocs build hooks: the roadmap, access levels, computed values, sources.
 
-Placeholders a page may write (one per kind; scripts/site/placeholders.py
-lists them, docs/contributing.md explains each, and a page with any other
-kind fails the build):
-
-- ``<!-- insert: PATH.py:FUNC(ARGS) -->``: FUNC's result (a table, a
-  paragraph; ARGS are Python literals).
-- ``<!-- fact: PATH.py:KEY -->``: ``facts()[KEY]`` of that file (one mapping
-  per snippet, computed once a build; an unknown key fails here).
-- ``<!-- run: snippets/x/y.py -->``: the "Run it yourself" box
-  (``scripts/site/run_boxes.py``).
-- ``<!-- roadmap: SECTION -->``: a table of the roadmap's pages
-  (``scripts/site/roadmap.py``).
-- ``<!-- diagram: PATH.py:FUNC(ARGS) "alt text" -->``: an SVG figure drawn
-  at build time (``scripts/site/diagrams.py``).
-- ``<!-- calculator: PATH.py:FUNC(...) -->`` and ``<!-- predict: ... -->``:
-  a form or a guess-then-reveal question that runs the function in the
-  browser (``scripts/site/calculators.py``).
-- ``<!-- glossary -->``: the glossary's terms (``scripts/site/glossary.py``).
-- ``<!-- badge: KIND -->``: an evidence badge at the end of a claim (model,
-  interpreter, artifact, measured, published).
+The placeholders a page may write are listed once, in
+``scripts/site/placeholders.py:KINDS`` (docs/contributing.md shows them as a
+table generated from it); a page with any other kind fails the build.
 
 What the hooks do, in build order:
 
@@ -34,8 +17,8 @@ What the hooks do, in build order:
   draws the plots that build-time functions produce (``SITE_FILE_PROVIDERS``).
 - ``on_page_markdown``: fails the build when a page lacks ``access: free`` or
   ``access: premium`` (or disagrees with the roadmap) or uses an unknown
-  placeholder kind; expands the placeholders above; checks that every fenced
-  block that includes a snippet is titled with that file's path (plus
+  placeholder kind; expands the placeholders (``expand_page``); checks that
+  every fenced block that includes a snippet is titled with that file's path (plus
   `` (excerpt)`` when it does not run alone), and adds a link to the whole
   file under it and under every excerpt.
 
@@ -442,13 +425,6 @@ def expand_page_badges(markdown: str, src: str) -> str:
         raise PluginError(str(exc)) from exc
 
 
-def start_site_files(providers=SITE_FILE_PROVIDERS, *, in_background=True):
-    """The plots and raw files: see ``scripts/site/site_files.py``."""
-    return site_files.start(
-        providers, in_background=in_background, store=cache(), load=module_for
-    )
-
-
 # --------------------------------------------------------------------------
 # Generator events
 # --------------------------------------------------------------------------
@@ -495,22 +471,24 @@ def on_files(files: Files, config, **kwargs):
     one_off = _state.get("command") == "build"
     _state["claims"], _state["ahead"] = prefetch.begin(
         [(f.src_uri, f.url) for f in files.documentation_pages()],
-        lambda src, url: compute_page(docs_dir / src, src, url),
+        lambda src, url: compute_page(docs_dir, src, url),
         enabled=one_off and cache().enabled,
     )
-    _state["pool"], _state["site_files"] = start_site_files(
+    _state["pool"], _state["site_files"] = site_files.start(
         site_files.providers_used(docs_dir, SITE_FILE_PROVIDERS),
         in_background=one_off,
+        store=cache(),
+        load=module_for,
     )
     return files
 
 
-def compute_page(path: Path, src: str, url: str) -> None:
-    """What on_page_markdown computes for a page, for the cache only."""
-    markdown, _ = get_data(path.read_text(encoding="utf-8-sig"))
-    markdown = expand_inserts(markdown.replace("\x02", ""), src, url, [])
-    markdown = calculators.expand(markdown, src, url)
-    expand_page_diagrams(expand_page_run_boxes(markdown, src), src)
+def compute_page(docs_dir: Path, src: str, url: str) -> None:
+    """What on_page_markdown computes for a page, for the cache only: the
+    same pipeline (``expand_page``), its result dropped, so every kind the
+    cache keeps is warmed and a new kind cannot be left out."""
+    markdown, _ = get_data((docs_dir / src).read_text(encoding="utf-8-sig"))
+    expand_page(markdown, src, url, docs_dir)
 
 
 def on_page_markdown(markdown: str, page, config, files, **kwargs):
@@ -519,17 +497,20 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs):
 
 
 def page_markdown(markdown: str, page, config) -> str:
-    src = page.file.src_uri
     page_access(page)
+    return expand_page(markdown, page.file.src_uri, page.url, Path(config["docs_dir"]))
+
+
+def expand_page(markdown: str, src: str, url: str, docs_dir: Path) -> str:
+    """A page's Markdown with every placeholder expanded, in order."""
     try:
         placeholders.refuse_unknown(markdown, src)
     except ValueError as exc:
         raise PluginError(str(exc)) from exc
-    docs_dir = Path(config["docs_dir"])
     # Every kind from the source only: see "Expansion order" above.
     stash: list[str] = []
-    markdown = expand_inserts(markdown.replace("\x02", ""), src, page.url, stash)
-    markdown = calculators.expand(markdown, src, page.url)
+    markdown = expand_inserts(markdown.replace("\x02", ""), src, url, stash)
+    markdown = calculators.expand(markdown, src, url)
     markdown = expand_page_run_boxes(markdown, src)
     markdown = expand_page_diagrams(markdown, src)
     markdown = expand_roadmap(

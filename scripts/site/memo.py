@@ -13,23 +13,22 @@ the two pages cannot disagree.
 
 from __future__ import annotations
 
-import evidence as results
+import evidence
 from evidence.benchmarks import RESULTS_DIR, load_results, newest
 from evidence.tables import markdown_table
 from evidence.text import inert, plain_word
 from scripts.site.bench_format import format_time
-from scripts.site.bench_pages import ratio_r, target_text
+from scripts.site.bench_goals import target_label
+from scripts.site.bench_pages import ratio_r
 from scripts.site.qualify_pages import (
     KERNEL,
     ROOT,
-    _corpus,
-    _table,
     committed,
     contract,
 )
 
 BENCH_DIR = RESULTS_DIR
-ARTIFACT_FILE = results.RESULTS_DIR / "artifacts" / "residual_add_relu.sm_90a.json"
+ARTIFACT_FILE = evidence.RESULTS_DIR / "artifacts" / "residual_add_relu.sm_90a.json"
 #: The baselines R is taken against: the faster of the two.
 R_BASELINES = ["eager", "compile"]
 
@@ -123,7 +122,7 @@ def speed_ceiling(provider: str) -> float:
 def goal() -> str:
     """The kernel's must-reach goals, as the Benchmarks page words them."""
     goals = contract()["goals"]
-    return ", ".join(inert(target_text(t)) for g in goals for t in g["must"])
+    return ", ".join(inert(target_label(t)) for g in goals for t in g["must"])
 
 
 # --------------------------------------------------------------------------
@@ -217,7 +216,7 @@ def cpu_comparison() -> str:
 def identity() -> str:
     verdict = committed(KERNEL)
     kernel_file = verdict["contract"]["kernel_file"]
-    current = results.sha256_file(ROOT / kernel_file)
+    current = evidence.sha256_file(ROOT / kernel_file)
 
     def match(sha: str) -> str:
         if sha == current:
@@ -254,7 +253,7 @@ def identity() -> str:
     if not ARTIFACT_FILE.is_file():
         rows.append(["compiled artifact", "not built yet"])
     else:
-        artifact = results.read("artifact", ARTIFACT_FILE).data
+        artifact = evidence.read("artifact", ARTIFACT_FILE).data
         rows.append(
             [
                 "compiled artifact",
@@ -269,12 +268,12 @@ def identity() -> str:
             rows.append(
                 [f"cubin {_code(build['build'])}", _code(build["cubin_sha256"])]
             )
-    return _table(["what", "identity"], rows)
+    return markdown_table(["what", "identity"], rows, escape=False) + "\n"
 
 
 def correctness() -> str:
     verdict = committed(KERNEL)
-    corpus = _corpus()["candidates"]
+    corpus = committed("corpus")["candidates"]
     c = verdict["counts"]
     broken = sum(e["expected_status"] == "rejected" for e in corpus)
     good = sum(e["expected_status"] == "qualified" for e in corpus)
@@ -399,7 +398,7 @@ def results_table() -> str:
         "faster baseline",
         "custom kernel",
     ]
-    return _table(header, rows)
+    return markdown_table(header, rows, escape=False) + "\n"
 
 
 def rounds() -> str:

@@ -1,11 +1,10 @@
 """Every placeholder kind a page may write, and the check that refuses others.
 
 A placeholder is an HTML comment whose first word names its kind:
-``<!-- KIND: ... -->`` or ``<!-- KIND -->``. Each kind is documented in
-docs/contributing.md ("Placeholders") and in the docstring of
-scripts/site/hooks.py; tests/scripts/site/test_placeholders.py checks both,
-and the build refuses a page that uses a kind not listed here, so a new
-kind cannot arrive undocumented. Placeholders inside code (fences or
+``<!-- KIND: ... -->`` or ``<!-- KIND -->``. ``KINDS`` below is the one list:
+docs/contributing.md shows it as a table (``kinds_table``, inserted by the
+build), and the build refuses a page that uses a kind not listed here, so a
+new kind cannot arrive undocumented. Placeholders inside code (fences or
 inline code spans) are examples, not placeholders.
 """
 
@@ -13,28 +12,33 @@ from __future__ import annotations
 
 import re
 
+from evidence.tables import markdown_table
 from scripts.site.fences import lines_with_fence_state
 
-#: kind -> (the syntax, what replaces it, the module that expands it).
+#: kind -> (the syntax, what replaces it (Markdown), the module expanding it).
 KINDS = {
     "insert": (
         "<!-- insert: PATH.py:FUNC(ARGS) -->",
-        "the function's result (a table, a paragraph, a call with arguments)",
+        "`str(FUNC(ARGS))`: a table, a list or a call with arguments "
+        "(ARGS are Python literals)",
         "scripts/site/hooks.py",
     ),
     "fact": (
         "<!-- fact: PATH.py:KEY -->",
-        "facts()[KEY] of that file, one named value",
+        "`facts()[KEY]` of that file: one named value",
         "scripts/site/hooks.py",
     ),
     "run": (
         "<!-- run: snippets/x/y.py -->",
-        'the "Run it yourself" box with the committed output y.out.txt',
+        'the "Run it yourself" box with what the file prints (run by the '
+        "build, or its committed `y.out.txt` when it imports torch or Triton)",
         "scripts/site/run_boxes.py",
     ),
     "roadmap": (
-        "<!-- roadmap: SECTION -->",
-        "a table of the roadmap's pages (built or planned)",
+        "<!-- roadmap: WHAT [ARG] -->",
+        "from `docs/roadmap.yml`: a table of its pages, `link docs-path.md` "
+        "(a link to that page) or `next` (the page after this one, for "
+        '"Read next"; it takes no path)',
         "scripts/site/roadmap.py",
     ),
     "diagram": (
@@ -44,26 +48,38 @@ KINDS = {
     ),
     "calculator": (
         "<!-- calculator: PATH.py:FUNC(...) -->",
-        "a form that runs FUNC in the browser (Pyodide)",
+        "a form that runs FUNC in the reader's browser",
         "scripts/site/calculators.py",
     ),
     "predict": (
-        "<!-- predict: ... -->",
-        "a guess-then-reveal question answered by code",
+        '<!-- predict: PATH.py:FUNC(ARGS) "question" -->',
+        "a guess-then-reveal question (optional `measured=PATH.py:FUNC()`)",
         "scripts/site/calculators.py",
     ),
     "glossary": (
         "<!-- glossary -->",
-        "the glossary's terms (scripts/site/glossary.yml)",
+        "the glossary's terms (`scripts/site/glossary.yml`)",
         "scripts/site/glossary.py",
     ),
     "badge": (
         "<!-- badge: KIND -->",
-        "the evidence badge at the end of a claim: model, interpreter, "
-        "artifact, measured or published",
-        "the reader helper's badge renderer",
+        "the evidence badge at the end of a claim: `model`, `interpreter`, "
+        "`artifact`, `measured` (`measured, CPU` on a CPU) or `published`",
+        "scripts/site/badges.py",
     ),
 }
+
+
+def kinds_table() -> str:
+    """The kinds as the contributing guide's table (each syntax marked as an
+    example, so the built page may show it)."""
+    rows = [
+        [f"`{syntax}`{{ .placeholder-example }}", becomes, f"`{module}`"]
+        for syntax, becomes, module in KINDS.values()
+    ]
+    header = ["placeholder", "becomes", "expanded by"]
+    return markdown_table(header, rows, escape=False) + "\n"
+
 
 PLACEHOLDER_RE = re.compile(r"<!--\s*(?P<kind>[A-Za-z][\w-]*)\s*(?::|-->)")
 INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -95,6 +111,6 @@ def refuse_unknown(markdown: str, src: str) -> None:
         number, kind = unknown[0]
         raise ValueError(
             f"docs/{src}:{number}: unknown placeholder kind {kind!r}; the kinds are "
-            f"{', '.join(KINDS)} (document a new one in scripts/site/placeholders.py, "
-            "docs/contributing.md and the hooks' docstring)"
+            f"{', '.join(KINDS)} (a new one goes into KINDS in "
+            "scripts/site/placeholders.py)"
         )

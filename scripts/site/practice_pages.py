@@ -64,7 +64,7 @@ GROUPS = {
 }
 
 
-def _input_text(spec) -> str:
+def _input_label(spec) -> str:
     shape = "×".join(str(s) for s in spec.shape)
     return f"`{spec.name}` {shape} {spec.dtype}, {FILLS[spec.fill]}{VIEWS[spec.view]}"
 
@@ -76,7 +76,7 @@ def contract(name: str) -> str:
     rows = [
         [
             c.name,
-            "; ".join(_input_text(s) for s in c.inputs),
+            "; ".join(_input_label(s) for s in c.inputs),
             f"{'×'.join(str(s) for s in c.out_shape)} {c.out_dtype}",
             ", ".join(f"{k}={v:g}" for k, v in c.params.items()) or "",
         ]

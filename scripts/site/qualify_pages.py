@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import evidence as results
+import evidence
 from evidence.tables import markdown_table
 from evidence.text import inert
 
-ROOT = results.ROOT
-QUALIFY_DIR = results.RESULTS_DIR / "qualify"
+ROOT = evidence.ROOT
+QUALIFY_DIR = evidence.RESULTS_DIR / "qualify"
 KERNEL = "residual_add_relu"
 #: The verdict whose contract the pages quote (the project's own kernel).
 CONTRACT_FROM = "residual_add_relu"
@@ -53,11 +53,11 @@ def committed(name: str, device: str = "cpu") -> dict:
     path = result_path(name, device)
     if not path.is_file():
         raise FileNotFoundError(
-            f"{results.display_path(path)} is missing: run "
+            f"{evidence.display_path(path)} is missing: run "
             f"python -m scripts.qualify.refresh "
             + ("corpus" if name == "corpus" else "verdicts")
         )
-    return results.read("verdict", path).data
+    return evidence.read("verdict", path).data
 
 
 def contract() -> dict:
@@ -82,7 +82,7 @@ def unsupported_case_count() -> int:
     return len(_cases("unsupported"))
 
 
-def exit_codes_text() -> str:
+def fmt_exit_codes() -> str:
     codes = contract()["exit_codes"]
     names = {"inconclusive": "inconclusive here"}
     return ", ".join(
@@ -91,23 +91,30 @@ def exit_codes_text() -> str:
     )
 
 
-def isolation_text(name: str = CONTRACT_FROM) -> str:
+def fmt_isolation(name: str = CONTRACT_FROM) -> str:
     """How the committed verdict's candidate was isolated, as it states."""
     isolation = committed(name)["isolation"]
     details = "; ".join(inert(d) for d in isolation["details"])
     return f"{inert(isolation['method'])} ({details})"
 
 
-def limits_text() -> str:
-    """The default per-case timeout, overall deadline and memory cap."""
+def limits_facts() -> dict[str, str]:
+    """The default per-case timeout, overall deadline and memory cap, and
+    CUDA's grid limits, formatted."""
     d = contract()["defaults"]
-    memory = d["memory_bytes"]["cpu"]
-    return (
-        f"{d['case_timeout_s']['cpu']:g} s per case, {d['deadline_s']['cpu']:g} s "
-        f"for the whole run and {memory >> 30} GiB of address space on the CPU "
-        f"({d['case_timeout_s']['cuda']:g} s, {d['deadline_s']['cuda']:g} s and "
-        "no address-space cap on a GPU, where CUDA reserves far more than it uses)"
-    )
+    x, y, _ = contract()["grid_limits"]
+    axes = list(range(len(contract()["grid_limits"])))  # CUDA's x, y, z
+    return {
+        "limits.case-cpu": f"{d['case_timeout_s']['cpu']:g} s",
+        "limits.deadline-cpu": f"{d['deadline_s']['cpu']:g} s",
+        "limits.memory-cpu": f"{d['memory_bytes']['cpu'] >> 30} GiB",
+        "limits.case-cuda": f"{d['case_timeout_s']['cuda']:g} s",
+        "limits.deadline-cuda": f"{d['deadline_s']['cuda']:g} s",
+        "grid.axis-0": f"{x:,}",
+        "grid.axes-1-2": f"{y:,}",
+        "grid.first-axis": f"{axes[0]}",
+        "grid.other-axes": " and ".join(map(str, axes[1:])),
+    }
 
 
 def black_box_limits_list() -> str:
@@ -125,13 +132,13 @@ def cannot_establish_list() -> str:
     return "\n".join(f"- {inert(item)}" for item in contract()["cannot_establish"])
 
 
-def review_constructs_text() -> str:
+def fmt_review_constructs() -> str:
     names = contract()["review_constructs"]
     shown = [_code(n) for n in names]
     return ", ".join(shown[:-1]) + f" and {shown[-1]}"
 
 
-def divergence_text() -> str:
+def fmt_divergence() -> str:
     """The known interpreter divergences an inconclusive verdict can name."""
     items = contract()["divergences"]
     return "; ".join(
@@ -178,29 +185,24 @@ def case_table(kind: str = "kernel") -> str:
     return _table(header, rows)
 
 
-def launch_only_cases_text() -> str:
+def fmt_launch_only_cases() -> str:
     names = [
         _code(c["name"]) for c in _cases("kernel") if c["mode"]["cpu"] == "launch only"
     ]
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
-def interpreter_max_numel_text() -> str:
+def fmt_interpreter_max_numel() -> str:
     return f"{contract()['interpreter_max_numel']:,}"
 
 
-def grid_limits_text() -> str:
-    x, y, z = contract()["grid_limits"]
-    return f"{x:,} programs on axis 0 and {y:,} on axes 1 and 2"
-
-
-def axis_limit_text() -> str:
+def fmt_axis_limit() -> str:
     """The grid limit of CUDA's axes 1 and 2, the cap a kernel most often
     borrows for axis 0 too."""
     return f"{contract()['grid_limits'][1]:,}"
 
 
-def bench_shapes_text() -> str:
+def fmt_bench_shapes() -> str:
     data = contract()
     text = ", ".join(f"{r}×{c}" for r, c in data["bench_shapes"])
     return f"{text} (from {inert(data['bench_shapes_source'])})"
@@ -274,11 +276,11 @@ def verdict_summary(name: str) -> str:
     )
 
 
-def sha_text(name: str) -> str:
+def fmt_sha(name: str) -> str:
     return _code(committed(name)["sha256"])
 
 
-def failed_checks_text(name: str) -> str:
+def fmt_failed_checks(name: str) -> str:
     checks = committed(name)["failed_checks"]
     return ", ".join(_code(c) for c in checks)
 
@@ -339,5 +341,28 @@ def kill_matrix_table() -> str:
     return _table(header, rows)
 
 
-def corpus_bound_text() -> str:
+def fmt_corpus_bound() -> str:
     return f"{_corpus()['interpreter_max_numel']:,}"
+
+
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "axis-limit": fmt_axis_limit(),
+        "bench-shapes": fmt_bench_shapes(),
+        "corpus-bound": fmt_corpus_bound(),
+        "divergence": fmt_divergence(),
+        "exit-codes": fmt_exit_codes(),
+        "failed-checks.generated_candidate": fmt_failed_checks("generated_candidate"),
+        "interpreter-max-numel": fmt_interpreter_max_numel(),
+        "isolation": fmt_isolation(),
+        "launch-only-cases": fmt_launch_only_cases(),
+        "review-constructs": fmt_review_constructs(),
+        "sha.residual_add_relu": fmt_sha("residual_add_relu"),
+        **limits_facts(),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()

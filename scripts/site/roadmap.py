@@ -426,7 +426,13 @@ def expand_roadmap(
         if what == "access":
             return access_list(roadmap, docs_dir, src, arg)
         if what == "next":
-            return next_on_path(roadmap, docs_dir, src, arg or src)
+            if arg:
+                raise PluginError(
+                    f"docs/{src}: 'roadmap: next' takes no path: it names the "
+                    f"page after this one; to link {arg!r}, write "
+                    f"<!-- roadmap: link {arg} -->"
+                )
+            return next_on_path(roadmap, docs_dir, src, src)
         raise PluginError(f"docs/{src}: unknown roadmap placeholder {what!r}")
 
     return substitute_in_prose(ROADMAP_PLACEHOLDER_RE, replace, markdown)

@@ -19,7 +19,6 @@ The build fails, naming the page, when the module is missing, has no
 
 from __future__ import annotations
 
-import argparse
 import ast
 import contextlib
 import io
@@ -33,6 +32,7 @@ import time
 import warnings
 from pathlib import Path
 
+from scripts.cli import OneLineParser
 from scripts.site.fences import CODE_SPAN_RE, lines_with_fence_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +42,7 @@ RUN_RE = re.compile(r"<!--\s*run:\s*(?P<path>snippets/[\w/]+\.py)\s*-->")
 RUN_LINE_RE = re.compile(r"^(?P<indent>[ \t]*)" + RUN_RE.pattern + r"\s*$")
 RECORD_SUFFIX = ".out.txt"
 MAX_LINES = 15
+PROG = "python -m scripts.site.run_boxes"
 
 
 class RunBoxError(Exception):
@@ -308,9 +309,10 @@ def record(path: str, root: Path = ROOT) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
+        prog=PROG,
         description="Record what a torch-importing snippet prints, for its page's "
-        '"Run it yourself" box.'
+        '"Run it yourself" box.',
     )
     parser.add_argument("paths", nargs="+", help="snippets/<folder>/<file>.py")
     args = parser.parse_args(argv)

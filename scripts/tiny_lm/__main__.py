@@ -19,7 +19,6 @@ run a short training into a scratch folder with TINY_LM_STEPS / TINY_LM_OUT.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import datetime as dt
 import json
@@ -33,6 +32,7 @@ from nbclient import NotebookClient
 
 from evidence import sha256_bytes
 from evidence.provenance import git_identity
+from scripts.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parents[2]
 # How the run record and the corpus description name the command that made them.
@@ -225,7 +225,7 @@ def git_facts() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--steps",
         type=int,

@@ -14,14 +14,16 @@ made or implied here.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 from pathlib import Path
 
 from evidence import sha256_bytes
 from evidence.provenance import device_info, git_identity, software_info
+from scripts.cli import OneLineParser
 from snippets.from_trace_to_kernel.record import summarise, training_step_in_ranges
+
+PROG = "python -m scripts.tiny_lm.profile"
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results" / "tiny_lm"
@@ -87,7 +89,7 @@ def build_record(summary: dict, workload: dict, identity: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=PROFILED_STEPS)
     parser.add_argument("--warmup", type=int, default=WARMUP_STEPS)
     parser.add_argument("--out", type=Path, default=OUT)

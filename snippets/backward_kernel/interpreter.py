@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from kernels.softmax import softmax, softmax_backward
+from kernels.softmax.versions import softmax, softmax_backward
 
 
 # --8<-- [start:function]

@@ -98,7 +98,7 @@ def bytes_exercise(rows=EX1_ROWS, cols=EX1_COLS, itemsize=4) -> dict:
     # --8<-- [end:exercise]
 
 
-def bytes_text(n: int) -> str:
+def fmt_bytes(n: int) -> str:
     return f"{n / 2**20:,.0f} MiB"
 
 
@@ -116,9 +116,9 @@ def facts() -> dict[str, str]:
         "eager-kernels": str(eager[0]),
         "eager-passes": str(eager[1] + eager[2]),
         "fused-passes": str(fused[1] + fused[2]),
-        "eager-bytes": bytes_text(eager_bytes),
-        "fused-bytes": bytes_text(fused_bytes),
-        "forward-bytes": bytes_text(forward_bytes),
+        "eager-bytes": fmt_bytes(eager_bytes),
+        "fused-bytes": fmt_bytes(fused_bytes),
+        "forward-bytes": fmt_bytes(forward_bytes),
         "eager-ratio": f"{eager_bytes / fused_bytes:.0f}",
         "backward-over-forward": f"{fused_bytes / forward_bytes:.1f}",
         "bytes-per-element": f"{(fused[1] + fused[2]) * shape['itemsize']}",

@@ -53,7 +53,7 @@ def strict_close(got: list[float], want: list[float], tol: float) -> bool:
 # --8<-- [end:nan]
 
 
-def nan_case_text() -> str:
+def fmt_nan_case() -> str:
     want = [1.0, 2.0, 3.0]
     got = [1.0, float("nan"), 3.0]
     return (
@@ -65,12 +65,12 @@ def nan_case_text() -> str:
 COPY_SHARE = 0.9  # the same run's copy reached this share of the HBM figure
 
 
-def share_text(fraction_of_hbm: float = COPY_SHARE) -> str:
+def fmt_share(fraction_of_hbm: float = COPY_SHARE) -> str:
     """A share of the HBM datasheet figure as the page shows it, e.g. "90%"."""
     return f"{fraction_of_hbm:.0%}"
 
 
-def impossible_text(fraction_of_hbm: float) -> str:
+def fmt_impossible(fraction_of_hbm: float) -> str:
     """A row whose implied bandwidth is `fraction_of_hbm` of the datasheet,
     judged against a copy that reached `COPY_SHARE` of it."""
     nbytes = 805306368
@@ -79,7 +79,26 @@ def impossible_text(fraction_of_hbm: float) -> str:
     return "; ".join(found) if found else "plausible"
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "impossible.0.8": fmt_impossible(0.8),
+        "nan-case": fmt_nan_case(),
+        "impossible.0.95": fmt_impossible(0.95),
+        "impossible.1.3": fmt_impossible(1.3),
+        "share": fmt_share(),
+        "share.0.8": fmt_share(0.8),
+        "share.0.95": fmt_share(0.95),
+        "share.1.3": fmt_share(1.3),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
+
+
 if __name__ == "__main__":
-    print(nan_case_text())
+    print(fmt_nan_case())
     for fraction in (0.8, 0.95, 1.3):
-        print(f"row at {share_text(fraction)} of HBM: {impossible_text(fraction)}")
+        print(f"row at {fmt_share(fraction)} of HBM: {fmt_impossible(fraction)}")

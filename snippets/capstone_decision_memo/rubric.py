@@ -23,9 +23,21 @@ def rubric_table() -> str:
     return markdown_table(["criterion", "earns it"], list(RUBRIC.items()))
 
 
-def parts_text() -> str:
+def fmt_parts() -> str:
     return ", ".join(PARTS)
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "parts": fmt_parts(),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
+
+
 if __name__ == "__main__":
-    print(f"{len(RUBRIC)} criteria; checker parts: {parts_text()}")
+    print(f"{len(RUBRIC)} criteria; checker parts: {fmt_parts()}")

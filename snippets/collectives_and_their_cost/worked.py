@@ -47,6 +47,14 @@ def link_table() -> str:
     return markdown_table(header, rows, "lrrll")
 
 
+def contributed_table(folder=None) -> str:
+    """Readers' nccl-tests runs beside the link rate and this lesson's ring
+    model at the same size, with the exercises' hop latency."""
+    from snippets.lib.contributed import collectives_table
+
+    return collectives_table(PREMISE_HOP_S, folder)
+
+
 def half_bandwidth_size(world: int, hop_s: float, link_bytes_per_s: float) -> float:
     """The all-reduce size at which a ring's bus bandwidth is half the
     link's: where the latency term equals the wire term."""

@@ -81,14 +81,17 @@ def expected_table() -> str:
     return markdown_table(header, rows, escape=False)
 
 
-def overrun_text() -> str:
-    """What the unmasked last block reads past the end of the tensor."""
+def facts() -> dict[str, str]:
+    """The launch the page describes: size, blocks and the overrun."""
     blocks = -(-N // BLOCK)
     extra = blocks * BLOCK - N
-    return (
-        f"{N:,} float32 values in blocks of {BLOCK}: the last of {blocks} "
-        f"programs reads {extra} values ({extra * ITEMSIZE} bytes) past the end"
-    )
+    return {
+        "numel": f"{N:,}",
+        "block": f"{BLOCK}",
+        "blocks": f"{blocks}",
+        "overrun": f"{extra}",
+        "overrun-bytes": f"{extra * ITEMSIZE}",
+    }
 
 
 if __name__ == "__main__":

@@ -214,8 +214,9 @@ def report(n: int = WORKED["n"], block: int = WORKED["block"]) -> dict:
     }
 
 
-def report_text(name: str) -> str:
-    """One fact of the worked example, formatted for the prose."""
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name: the worked
+    example's, and each exercise's (exercise.NAME.KEY)."""
     n, block = WORKED["n"], WORKED["block"]
     r = report()
     cost = determinism_cost(WORKED["big"], 4, WORKED["kernel_block"])
@@ -247,9 +248,9 @@ def report_text(name: str) -> str:
         "v2-depth": f"{v2['depth']}",
         "v2-partials": f"{v2['partials']}",
     }
-    if name not in values:
-        raise ValueError(f"unknown name {name!r}; known: {sorted(values)}")
-    return values[name]
+    for name in EXERCISES:
+        values.update(exercise_facts(name))
+    return values
 
 
 # --8<-- [start:exercise]
@@ -267,20 +268,18 @@ def exercise_answer(numel: int, block: int) -> dict:
 EXERCISES = {"million": (1 << 20, 1024), "odd": (10**6 + 7, 4096)}
 
 
-def exercise_question(name: str) -> str:
-    numel, block = EXERCISES[name]
-    return f"{numel:,} values, {block} values per block"
-
-
-def exercise_text(name: str) -> str:
+def exercise_facts(name: str) -> dict[str, str]:
+    """One exercise's sizes and its answer, formatted."""
     numel, block = EXERCISES[name]
     a = exercise_answer(numel, block)
-    return (
-        f"{a['launches']} launches; each value passes through at most "
-        f"{a['depth']} additions, against {depth_sequential(numel):,} in one "
-        f"sequential loop, so the two-stage bound is {a['bound_ratio']:,.0f} "
-        "times smaller."
-    )
+    return {
+        f"exercise.{name}.numel": f"{numel:,}",
+        f"exercise.{name}.block": f"{block}",
+        f"exercise.{name}.launches": f"{a['launches']}",
+        f"exercise.{name}.depth": f"{a['depth']}",
+        f"exercise.{name}.sequential": f"{depth_sequential(numel):,}",
+        f"exercise.{name}.ratio": f"{a['bound_ratio']:,.0f}",
+    }
 
 
 if __name__ == "__main__":
@@ -292,4 +291,4 @@ if __name__ == "__main__":
     )
     print(f"error sequential {r['err_sequential']:.3g} <= {r['bound_sequential']:.3g}")
     print(f"error two-stage  {r['err_two_stage']:.3g} <= {r['bound_two_stage']:.3g}")
-    print(f"stages for 2**28: {report_text('cost-stages')}")
+    print(f"stages for 2**28: {facts()['cost-stages']}")

@@ -11,7 +11,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels.reduction import reduce_sum
+from kernels.reduction.versions import reduce_sum
 from snippets.deterministic_reductions.orders import sample
 
 N = 1000  # small and awkward: not a multiple of the block

@@ -2,15 +2,16 @@
 
 Shown on docs/kernels/attention/flash-attention-forward.md. Reads
 results/artifacts/attention.sm_90a.json through the generic reader in
-snippets/lib/hopper_artifacts.py and explains each warpgroup
-matrix instruction by the product it computes. Evidence kind: compiled
+snippets/lib/hopper_artifacts.py, names each warpgroup matrix
+instruction by the product it computes, and gives the page its counts
+through facts(). Evidence kind: compiled
 artifact (instructions in the code and resources, never time).
 """
 
 from __future__ import annotations
 
 from evidence.artifacts import HGMMA_SHAPE as HGMMA
-from evidence.artifacts import build, load, missing_note
+from evidence.artifacts import build
 
 #: The kernel folds keys in two loops (mask-free, then masked): each loop's
 #: body is compiled once, so each product appears twice in the code.
@@ -49,106 +50,53 @@ def products(b: dict) -> list[dict]:
     # --8<-- [end:products]
 
 
-def products_text(name: str = "bf16-d128") -> str:
-    """Sentences: what each HGMMA of the build computes."""
-    if load("attention") is None:
-        return missing_note("attention")
-    b = build("attention", name)
-    found = products(b)
-    if not found:
-        return f"The `{name}` build has no HGMMA: it does not use wgmma."
-    parts = [
-        f"`{p['opcode']}` × {p['count']} computes the {p['product']}, "
-        f"{p['m']} queries × {p['n']} per warpgroup and instruction, "
-        f"{p['k']} deep: {p['per_step']} per key step, "
-        f"{p['per_step']} × {p['k']} = {p['per_step'] * p['k']}"
-        for p in found
-    ]
-    text = f"In `{name}`, " + "; ".join(parts) + "."
-    if not all(p["covers"] for p in found):
-        return text + (
-            " The counts do not match one key step per loop body: the "
-            "compiler unrolled or split the loops differently; read the SASS."
+def opcode_count(b: dict, prefix: str) -> int:
+    """How many instructions of the build start with `prefix`."""
+    return sum(n for o, n in b["sass_opcodes"].items() if o.startswith(prefix))
+
+
+def math_ops(b: dict) -> dict[str, int]:
+    """The build's matrix and exp2 instructions with their counts."""
+    return {
+        o: n
+        for o, n in b["sass_opcodes"].items()
+        if o.startswith(("HGMMA", "MUFU.EX2"))
+    }
+
+
+def product_facts(tag: str, b: dict) -> dict[str, str]:
+    """The HGMMA facts of one build, keyed TAG.scores / TAG.output / TAG.both."""
+    out = {}
+    for p in products(b):
+        role = {"scores S = Q K^T": "scores", "output O += P V": "output"}.get(
+            p["product"], "both"
         )
-    c = b["constexprs"]
-    return text + (
-        f" That is one {c['BLOCK_M']} × {c['BLOCK_N']} key step per loop body "
-        f"(the depths add up to D = {c['BLOCK_D']} for the scores and "
-        f"{c['BLOCK_N']} keys for the output), and the loop body is compiled "
-        "once for the mask-free keys and once for the masked ones."
-    )
-
-
-def versions_text(v1: str = "bf16-d128", v2: str = "v2-bf16-d128") -> str:
-    """Sentences: version 2's build against version 1's, from the numbers."""
-    if load("attention") is None:
-        return missing_note("attention")
-    names = [b["build"] for b in load("attention")["builds"]]
-    if v2 not in names:
-        return "Version 2's build is not in the artifact yet."
-    a, b = build("attention", v1), build("attention", v2)
-
-    def count(x, prefix):
-        return sum(n for o, n in x["sass_opcodes"].items() if o.startswith(prefix))
-
-    return (
-        f"Version 2's key block is {b['constexprs']['BLOCK_N']} wide against "
-        f"{a['constexprs']['BLOCK_N']}. Its code has {count(b, 'MUFU.EX2')} "
-        f"`MUFU.EX2` and {count(b, 'FFMA')} `FFMA` (version 1: "
-        f"{count(a, 'MUFU.EX2')} and {count(a, 'FFMA')}, with "
-        f"{count(a, 'FMUL')} `FMUL`): "
-        + (
-            "as many multiply-adds as exponentials, the folded scale "
-            "`exp2(qk * scale - m)` as one `FFMA` each. "
-            if count(b, "FFMA") >= count(b, "MUFU.EX2")
-            else "fewer multiply-adds than exponentials, so the fold is not "
-            "one instruction per exponential here. "
+        out[f"{tag}.{role}.instr"] = f"`{p['opcode']}` × {p['count']}"
+        out[f"{tag}.{role}.tile"] = f"{p['m']} queries × {p['n']}"
+        out[f"{tag}.{role}.k"] = f"{p['k']}"
+        out[f"{tag}.{role}.per-step"] = f"{p['per_step']}"
+        out[f"{tag}.{role}.depth"] = (
+            f"{p['per_step']} × {p['k']} = {p['per_step'] * p['k']}"
         )
-        + f"It holds {b['registers']} registers per thread against "
-        f"{a['registers']}"
-        + (
-            f" (the limit is {MAX_REGISTERS_PER_THREAD} per thread)"
-            if b["registers"] >= MAX_REGISTERS_PER_THREAD
-            else ""
-        )
-        + f" and {b['shared_bytes'] / 1024:g} KiB of shared "
-        f"memory against {a['shared_bytes'] / 1024:g} KiB; "
-        + (
-            "nothing spills."
-            if b["spill_store_bytes"] + b["spill_load_bytes"] == 0
-            else f"it spills {b['spill_store_bytes'] + b['spill_load_bytes']:,} bytes."
-        )
-    )
+    for key in ("BLOCK_M", "BLOCK_N", "BLOCK_D"):
+        out[f"{tag}.{key}"] = f"{b['constexprs'][key]}"
+    return out
 
 
-def causal_text(full: str = "v2-bf16-d128", causal: str = "v2-bf16-d128-causal"):
-    """Registers of a causal build against the full one."""
-    if load("attention") is None:
-        return missing_note("attention")
-    a, b = build("attention", full), build("attention", causal)
-
-    def math_ops(x):
-        return {
-            o: n
-            for o, n in x["sass_opcodes"].items()
-            if o.startswith(("HGMMA", "MUFU.EX2"))
-        }
-
-    sentence = (
-        f"The causal build `{causal}` takes {b['registers']} registers per "
-        f"thread against {a['registers']} for full attention"
-    )
-    if math_ops(a) == math_ops(b):
-        more = "selects and registers" if b["registers"] > a["registers"] else "selects"
-        return sentence + (
-            ", with the same matrix and exp2 instructions: the diagonal mask "
-            f"costs {more}, not tensor-core work."
-        )
-    return sentence + "; its matrix or exp2 instructions differ too."
+def facts(v1="bf16-d128", v2="v2-bf16-d128", causal="v2-bf16-d128-causal"):
+    """Every artifact value the page states, by name (v1, v2, causal)."""
+    a, b, c = (build("attention", n) for n in (v1, v2, causal))
+    out = {**product_facts("v1", a), **product_facts("v2", b)}
+    for tag, x in (("v1", a), ("v2", b), ("causal", c)):
+        out[f"{tag}.registers"] = f"{x['registers']}"
+        out[f"{tag}.shared-kib"] = f"{x['shared_bytes'] / 1024:g} KiB"
+        for prefix in ("MUFU.EX2", "FFMA", "FMUL"):
+            out[f"{tag}.{prefix}"] = f"{opcode_count(x, prefix)}"
+    out["max-registers"] = f"{MAX_REGISTERS_PER_THREAD}"
+    return out
 
 
 if __name__ == "__main__":
-    print(products_text())
-    print(products_text("v2-bf16-d128"))
-    print(versions_text())
-    print(causal_text())
+    for name in ("bf16-d128", "v2-bf16-d128"):
+        for p in products(build("attention", name)):
+            print(name, p["opcode"], "x", p["count"], "->", p["product"])

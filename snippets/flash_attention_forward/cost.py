@@ -123,6 +123,7 @@ def facts() -> dict[str, str]:
         "matmul-over-exp": (
             f"{H200.bf16_dense_flop_per_s / H200.exp2_per_s:,.0f} times"
         ),
+        **exercise_facts(),
     }
 
 
@@ -147,6 +148,30 @@ def length_table(D: int = 128, itemsize: int = 2) -> str:
     return markdown_table(header, rows, "rrrl")
 
 
+# --8<-- [start:exercise]
+def exercise(B=4, H=16, S=4096, D=128, itemsize=2) -> dict:
+    """Bytes the S x S matrices add, and eager attention's intensity
+    against the ridge point."""
+    extra = materialized_bytes(B, H, S, D, itemsize) - flash_bytes(B, H, S, D, itemsize)
+    eager = intensity(B, H, S, D, itemsize, False, materialized=True)
+    return {"extra_bytes": extra, "intensity": eager, "ridge": ridge_point()}
+    # --8<-- [end:exercise]
+
+
+def exercise_facts() -> dict[str, str]:
+    """Exercise 1's answer: the bytes the S x S matrices add and eager
+    attention's intensity, formatted."""
+    answer = exercise(**WORKED)
+    extra = answer["extra_bytes"]
+    return {
+        "exercise.extra-bytes": f"{extra:,}",
+        "exercise.extra-gib": f"{extra / 2**30:.1f} GiB",
+        "exercise.times": f"{extra / flash_bytes(*WORKED.values()):.0f}",
+        "exercise.intensity": f"{answer['intensity']:.1f}",
+        "exercise.ridge": f"{answer['ridge']:.0f}",
+    }
+
+
 if __name__ == "__main__":
     for key in (
         "shape",
@@ -163,25 +188,3 @@ if __name__ == "__main__":
         "exp-share",
     ):
         print(f"{key}: {facts()[key]}")
-
-
-# --8<-- [start:exercise]
-def exercise(B=4, H=16, S=4096, D=128, itemsize=2) -> dict:
-    """Bytes the S x S matrices add, and eager attention's intensity
-    against the ridge point."""
-    extra = materialized_bytes(B, H, S, D, itemsize) - flash_bytes(B, H, S, D, itemsize)
-    eager = intensity(B, H, S, D, itemsize, False, materialized=True)
-    return {"extra_bytes": extra, "intensity": eager, "ridge": ridge_point()}
-    # --8<-- [end:exercise]
-
-
-def exercise_text() -> str:
-    answer = exercise(**{k: v for k, v in WORKED.items()})
-    side = "below" if answer["intensity"] < answer["ridge"] else "above"
-    return (
-        f"The scores and probabilities add {answer['extra_bytes']:,} bytes "
-        f"({answer['extra_bytes'] / 2**30:.1f} GiB), "
-        f"{answer['extra_bytes'] / flash_bytes(*WORKED.values()):.0f} times the "
-        f"least traffic. Eager attention does {answer['intensity']:.1f} FLOP "
-        f"per byte, {side} the ridge of {answer['ridge']:.0f}: memory-bound."
-    )

@@ -102,8 +102,9 @@ def largest_difference(S: int = 11, D: int = 4, causal: bool = False, seed=0):
     )
 
 
-def scale_text() -> str:
-    return f"log2(e) / sqrt(D) = {LOG2_E:.6f} / sqrt(D)"
+def facts() -> dict[str, str]:
+    """The value the page states: the folded scale, log2(e) / sqrt(D)."""
+    return {"scale": f"log2(e) / sqrt(D) = {LOG2_E:.6f} / sqrt(D)"}
 
 
 if __name__ == "__main__":
@@ -111,4 +112,4 @@ if __name__ == "__main__":
         diff = largest_difference(causal=causal)
         name = "causal" if causal else "full"
         print(f"S=11 D=4 {name}: tiled against naive, largest difference {diff:.1e}")
-    print(f"folded scale: {scale_text()}")
+    print(f"folded scale: log2(e) / sqrt(D) = {LOG2_E:.6f} / sqrt(D)")

@@ -70,24 +70,6 @@ def step_counts(
     return {"free": free, "masked": masked, "total": free + masked}
 
 
-def steps_text(S: int, causal: bool) -> str:
-    counts = step_counts(S, causal)
-    share = counts["masked"] / counts["total"]
-    return (
-        f"{counts['total']:,} key steps per head, {counts['masked']:,} of them "
-        f"masked ({share:.1%})"
-    )
-
-
-def block_ratio_text() -> str:
-    """Version 2's key block against version 1's, for the prose."""
-    v1, v2 = V1_TILES[1], V2_TILES[1]
-    return (
-        f"{v2} keys against {v1}: {v2 / v1:g}× fewer steps, each rescale "
-        f"shared by {v2 / v1:g}× the keys"
-    )
-
-
 def steps_table(lengths=(1000, 4096, 4097)) -> str:
     """Markdown: steps per head and their masked share, per version's tiles."""
     rows = []
@@ -142,19 +124,6 @@ def causal_makespan(
     # --8<-- [end:heavy-first]
 
 
-def heavy_first_text(S: int = 4096, heads: int = 64, slots: int = 132) -> str:
-    light = causal_makespan(S, heads, slots, False)
-    heavy = causal_makespan(S, heads, slots, True)
-    tiles = -(-S // BLOCK_M)
-    total = heads * sum(len(key_steps(t, S, True)) for t in range(tiles))
-    ideal = -(-total // slots)
-    return (
-        f"{heads} heads of {tiles} query tiles on {slots} slots: the last "
-        f"program ends after {light:,} key steps in ascending order and "
-        f"{heavy:,} heavy first, against {ideal:,} if the work divided evenly"
-    )
-
-
 def tile_map_figure(
     S: int = 640, causal: bool = True, block_m: int = BLOCK_M, block_n: int = BLOCK_N
 ):
@@ -205,18 +174,43 @@ if __name__ == "__main__":
 
 
 EXERCISE_S = 1000
+#: The two causal launches the page compares: (S, heads, slots).
+HEAVY_CASES = {"many": (4096, 64, 132), "few": (16384, 4, 132)}
 
 
-def exercise_text(part: str = "answer", S: int = EXERCISE_S) -> str:
-    """Exercise 2: causal attention at S with version 1's 16-bit tiles."""
+def heavy_first_facts(name: str, S: int, heads: int, slots: int) -> dict:
+    """The last program's end in ascending and heavy-first order, and the
+    even split, for one causal launch."""
+    tiles = -(-S // BLOCK_M)
+    total = heads * sum(len(key_steps(t, S, True)) for t in range(tiles))
+    return {
+        f"{name}.heads": f"{heads}",
+        f"{name}.tiles": f"{tiles}",
+        f"{name}.slots": f"{slots}",
+        f"{name}.ascending": f"{causal_makespan(S, heads, slots, False):,}",
+        f"{name}.heavy": f"{causal_makespan(S, heads, slots, True):,}",
+        f"{name}.ideal": f"{-(-total // slots):,}",
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states about the key steps, by name."""
+    v1, v2 = V1_TILES[1], V2_TILES[1]
     bm, bn = V1_TILES
-    if part == "question":
-        return f"{S:,} with version 1's {bm} × {bn} tiles"
-    c = step_counts(S, True, bm, bn)
-    tiles = -(-S // bm)
-    return (
-        f"{tiles} query tiles of {bm} take {c['total']} key steps of "
-        f"{bn}: {c['free']} mask-free and {c['masked']} masked. Each "
-        f"query tile masks the {bm // bn} steps of its diagonal block (the "
-        "last, ragged one stops at S)."
-    )
+    c = step_counts(EXERCISE_S, True, bm, bn)
+    out = {
+        "v1-block-n": f"{v1}",
+        "v2-block-n": f"{v2}",
+        "block-ratio": f"{v2 / v1:g}×",
+        "exercise.S": f"{EXERCISE_S:,}",
+        "exercise.tiles": f"{-(-EXERCISE_S // bm)}",
+        "exercise.bm": f"{bm}",
+        "exercise.bn": f"{bn}",
+        "exercise.total": f"{c['total']}",
+        "exercise.free": f"{c['free']}",
+        "exercise.masked": f"{c['masked']}",
+        "exercise.diagonal": f"{bm // bn}",
+    }
+    for name, case in HEAVY_CASES.items():
+        out.update(heavy_first_facts(name, *case))
+    return out

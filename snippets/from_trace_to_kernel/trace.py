@@ -123,11 +123,11 @@ def ops_table(record: dict, rows: int = 8) -> str:
     return markdown_table(header, body, "llrrr", escape=False) + "\n"
 
 
-def phase_table_text() -> str:
+def trace_phase_table() -> str:
     return phase_table(load())
 
 
-def ops_table_text() -> str:
+def trace_ops_table() -> str:
     return ops_table(load())
 
 
@@ -150,12 +150,12 @@ def trace_facts(record: dict) -> dict[str, str]:
         "matmul_share": f"{matmul:.0%}",
         "matmul_cap": f"{speedup_cap(matmul):.2f}×",
         "matmul_3x": f"{overall_speedup(matmul, 3.0):.2f}×",
-        "matmul_for_1.2": required_text(matmul, 1.2),
+        "matmul_for_1.2": fmt_required(matmul, 1.2),
         "optimizer_share": f"{shares['optimizer']:.0%}",
     }
 
 
-def required_text(fraction: float, target: float) -> str:
+def fmt_required(fraction: float, target: float) -> str:
     needed = required_kernel_speedup(fraction, target)
     return "no finite speedup" if needed == float("inf") else f"{needed:.2f}×"
 

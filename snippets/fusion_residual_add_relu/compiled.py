@@ -4,9 +4,9 @@ Shown on docs/kernels/memory-bound/fusion-residual-add-relu.md. Evidence
 kind: compiled artifact (results/artifacts/residual_add_relu.sm_90a.json).
 """
 
-from evidence.artifacts import THREADS_PER_WARP, missing_note, opcodes_text
+from evidence.artifacts import THREADS_PER_WARP, opcodes_text
 from evidence.artifacts import find_build as build
-from snippets.lib.kernel_artifact import opcodes
+from snippets.lib.kernel_artifact import TRITON_DIVISIBILITY, opcodes
 
 OP = "residual_add_relu"
 
@@ -22,11 +22,6 @@ def load_width_bytes(opcode: str) -> int:
     return int(last) // 8 if last.isdigit() else 4
 
 
-#: Triton specialises an integer argument on whether it divides by 16 and on
-#: nothing finer (triton/backends/compiler.py: ``arg % 16 == 0``).
-TRITON_DIVISIBILITY = 16
-
-
 def facts() -> dict[str, str]:
     """Values the page states by name; a page reads one as
     ``<!-- fact: snippets/fusion_residual_add_relu/compiled.py:divisibility -->``."""
@@ -35,41 +30,37 @@ def facts() -> dict[str, str]:
         "divisibility": str(TRITON_DIVISIBILITY),
         "wide-bits": f"{wide * 8}-bit",
         "bf16-per-wide": f"{wide // 2}",
+        "wide-bytes": f"{wide} bytes",
+        "narrow-bytes": f"{load_width_bytes('LDG.E')} bytes",
+        **build_facts(),
     }
 
 
-def width_text(opcode: str) -> str:
-    """The bytes one instruction of `opcode` moves per thread, for prose."""
-    return f"{load_width_bytes(opcode)} bytes"
-
-
-def compiled_text(name: str = "bf16-aligned") -> str:
-    """One paragraph on one build: loads, stores, the add, the select."""
+def build_facts(name: str = "bf16-aligned") -> dict[str, str]:
+    """One build's loads, stores, add and compare, formatted for the page."""
     entry = build(OP, name)
-    if entry is None:
-        return missing_note(OP)
-    per_thread = elements_per_thread(entry)
-    loads = opcodes(entry, "LDG")
-    stores = opcodes(entry, "STG")
+    loads, stores = opcodes(entry, "LDG"), opcodes(entry, "STG")
     itemsize = 2 if "bf16" in entry["signature"]["x_ptr"] else 4
-    load_bytes = sum(load_width_bytes(op) * n for op, n in loads.items())
-    store_bytes = sum(load_width_bytes(op) * n for op, n in stores.items())
-    return (
-        f"In the `{name}` build each of the {entry['num_warps'] * THREADS_PER_WARP} "
-        f"threads handles {per_thread} elements. Its global loads are "
-        f"{opcodes_text(loads)}: {load_bytes} bytes per thread, which is "
-        f"{per_thread} elements of {itemsize} bytes from each of two inputs. "
-        f"Its stores are {opcodes_text(stores)}: {store_bytes} bytes, the "
-        f"{per_thread} outputs. Between them sit "
-        f"{opcodes_text(opcodes(entry, 'FADD'))} "
-        f"and the ReLU's compare {opcodes_text(opcodes(entry, 'FSETP'))}; no "
-        "instruction writes the sum anywhere but a register, and the build uses "
-        f"{entry['shared_bytes']} bytes of shared memory."
-    )
+
+    def width(ops: dict[str, int]) -> str:
+        return f"{sum(load_width_bytes(op) * n for op, n in ops.items())}"
+
+    return {
+        "build.threads": f"{entry['num_warps'] * THREADS_PER_WARP}",
+        "build.per-thread": f"{elements_per_thread(entry)}",
+        "build.loads": opcodes_text(loads),
+        "build.load-bytes": width(loads),
+        "build.itemsize": f"{itemsize}",
+        "build.stores": opcodes_text(stores),
+        "build.store-bytes": width(stores),
+        "build.fadd": opcodes_text(opcodes(entry, "FADD")),
+        "build.fsetp": opcodes_text(opcodes(entry, "FSETP")),
+        "build.shared": f"{entry['shared_bytes']}",
+    }
 
 
 def claimed_opcodes(name: str = "bf16-aligned") -> list[str]:
-    """Every opcode compiled_text names (the test checks each is present)."""
+    """Every opcode the page names (the test checks each is present)."""
     entry = build(OP, name)
     if entry is None:
         return []
@@ -77,4 +68,5 @@ def claimed_opcodes(name: str = "bf16-aligned") -> list[str]:
 
 
 if __name__ == "__main__":
-    print(compiled_text())
+    for key, value in facts().items():
+        print(f"{key}: {value}")

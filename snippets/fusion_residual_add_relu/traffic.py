@@ -106,8 +106,9 @@ def regime_table(itemsize: int = 2, launch_us: float = WORKED["launch_us"]) -> s
     return "\n".join(rows)
 
 
-def worked_text(name: str) -> str:
-    """One number of the worked example, formatted for the prose."""
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name: the worked
+    example's, and each exercise's (exercise.NAME.KEY)."""
     rows, cols, itemsize = WORKED["rows"], WORKED["cols"], WORKED["itemsize"]
     numel = rows * cols
     launch = WORKED["launch_us"]
@@ -126,9 +127,9 @@ def worked_text(name: str) -> str:
         "tmp-fits": "fits" if intermediate_fits_l2(numel, itemsize) else "does not fit",
         "tiny-speedup": f"{model_speedup(SIZES[0], itemsize, launch):.2f}×",
     }
-    if name not in values:
-        raise ValueError(f"unknown name {name!r}; known: {sorted(values)}")
-    return values[name]
+    for name in EXERCISES:
+        values.update(exercise_facts(name))
+    return values
 
 
 # --8<-- [start:exercise]
@@ -148,27 +149,24 @@ def exercise_answer(numel: int, itemsize: int, launch_us: float) -> dict:
 EXERCISES = {"fp32-4m": (1 << 22, 4, 4.0), "bf16-tiny": (1 << 14, 2, 4.0)}
 
 
-def exercise_text(name: str) -> str:
-    """The answer to one exercise, as sentences."""
+def exercise_facts(name: str) -> dict[str, str]:
+    """One exercise's sizes and the model's answer, formatted."""
     numel, itemsize, launch = EXERCISES[name]
     a = exercise_answer(numel, itemsize, launch)
-    where = "fits" if a["fits_l2"] else "does not fit"
-    return (
-        f"With {numel:,} elements of {itemsize} bytes and {launch:g} µs per "
-        f"launch, the model gives {a['tmp_in_hbm']:.2f}× if tmp goes to HBM "
-        f"and {a['tmp_in_l2']:.2f}× if it stays in L2 (tmp {where} in the "
-        f"{H200.l2_bytes // 2**20} MiB L2). The two limits are "
-        f"{a['launch_limit']:g}× (launches only) and {a['byte_limit']:.3g}× "
-        "(bytes only)."
-    )
-
-
-def exercise_question(name: str) -> str:
-    numel, itemsize, launch = EXERCISES[name]
-    return f"{numel:,} elements of {itemsize} bytes each, {launch:g} µs per launch"
+    return {
+        f"exercise.{name}.numel": f"{numel:,}",
+        f"exercise.{name}.itemsize": f"{itemsize}",
+        f"exercise.{name}.launch": f"{launch:g} µs",
+        f"exercise.{name}.hbm": f"{a['tmp_in_hbm']:.2f}×",
+        f"exercise.{name}.l2": f"{a['tmp_in_l2']:.2f}×",
+        f"exercise.{name}.fits": "fits" if a["fits_l2"] else "does not fit",
+        f"exercise.{name}.launch-limit": f"{a['launch_limit']:g}×",
+        f"exercise.{name}.byte-limit": f"{a['byte_limit']:.3g}×",
+    }
 
 
 if __name__ == "__main__":
+    given = facts()
     for key in ("shape", "unfused", "fused", "ratio", "crossover", "speedup"):
-        print(f"{key}: {worked_text(key)}")
+        print(f"{key}: {given[key]}")
     print(regime_table())

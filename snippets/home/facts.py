@@ -7,8 +7,12 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY_LM_RUN = ROOT / "results" / "tiny_lm" / "run.json"
 
 
-def tiny_lm_training_text(run_path: Path = TINY_LM_RUN) -> str:
-    """'in 27 s of CPU wall time' from the notebook's recorded run."""
+#: The machine the notebook's recorded run trained on.
+TINY_LM_CORES = 2
+
+
+def tiny_lm_seconds(run_path: Path = TINY_LM_RUN) -> float:
+    """The notebook's recorded training wall time, in seconds."""
     try:
         run = json.loads(run_path.read_text(encoding="utf-8"))
         seconds = float(run["train_wall_seconds"])
@@ -17,8 +21,20 @@ def tiny_lm_training_text(run_path: Path = TINY_LM_RUN) -> str:
             f"{run_path}: cannot read 'train_wall_seconds' ({exc}); "
             "re-run `make notebook`"
         ) from exc
-    return f"in {seconds:.0f} s of CPU wall time on a 2-core machine"
+    return seconds
+
+
+def facts() -> dict[str, str]:
+    """The tiny model's training time and machine, for the home page."""
+    return {
+        "tiny-lm.seconds": f"{tiny_lm_seconds():.0f} s",
+        "tiny-lm.cores": f"{TINY_LM_CORES}-core",
+    }
 
 
 if __name__ == "__main__":
-    print(tiny_lm_training_text())
+    given = facts()
+    print(
+        f"in {given['tiny-lm.seconds']} of CPU wall time on a "
+        f"{given['tiny-lm.cores']} machine"
+    )

@@ -11,7 +11,7 @@ results/artifacts/matmul.sm_90a.json; the model says nothing about time.
 
 from __future__ import annotations
 
-from evidence.artifacts import NOT_COMPILED
+from evidence.artifacts import NOT_COMPILED, THREADS_PER_WARP
 from evidence.tables import markdown_table
 from kernels.devices import H200
 
@@ -101,11 +101,11 @@ def tma_problems(
 MBARRIER_BYTES = 8  # one 64-bit mbarrier object per pipeline stage
 
 
-def row_multiple_text(itemsize: int = 2) -> str:
+def row_multiple(itemsize: int = 2) -> int:
     """The row length, in elements, a row stride must be a multiple of."""
     for n in range(1, 17):
         if not tma_problems((2, n), (n * itemsize,), (1, n), itemsize):
-            return f"{n} elements"
+            return n
     raise ValueError(f"itemsize must divide 16, got {itemsize}")
 
 
@@ -129,50 +129,6 @@ def persistent_schedule(tiles: int, programs: int) -> list[list[int]]:
     tiles p, p + programs, p + 2 * programs, ... (the kernel's tl.range)."""
     return [list(range(p, tiles, programs)) for p in range(min(tiles, programs))]
     # --8<-- [end:persistent]
-
-
-def persistent_text(
-    M: int = 8192,
-    N: int = 8192,
-    block_m: int = 128,
-    block_n: int = 256,
-    programs: int = H200.sm_count,
-) -> str:
-    tiles = -(-M // block_m) * -(-N // block_n)
-    counts = [len(s) for s in persistent_schedule(tiles, programs)]
-    most, least = max(counts), min(counts)
-    busy = counts.count(most)
-    return (
-        f"{tiles:,} tiles of {block_m} × {block_n} over {programs} programs: "
-        f"{busy} programs compute {most} tiles and {programs - busy} compute "
-        f"{least}"
-    )
-
-
-def shapes_text(itemsize: int = 2) -> str:
-    return (
-        f"m = {WGMMA_M}, n from {WGMMA_N[0]} to {WGMMA_N[-1]} in steps of "
-        f"{WGMMA_N.step}, k = {wgmma_k(itemsize)}"
-    )
-
-
-def tma_example(part: str = "answer") -> str:
-    """Exercise: a bf16 A of 4096 x 1020 (K = 1020), a 128 x 64 box."""
-    shape, box, itemsize = (4096, 1020), (128, 64), 2
-    if part == "question":
-        return (
-            f"a row-major bf16 A of {shape[0]:,} × {shape[1]:,} and a "
-            f"{box[0]} × {box[1]} box"
-        )
-    problems = tma_problems(shape, (shape[1] * itemsize,), box, itemsize)
-    padded = -(-shape[1] // 8) * 8
-    fixed = tma_problems(shape, (padded * itemsize,), box, itemsize)
-    return (
-        "; ".join(problems) + f". Pad the rows to {padded:,} elements "
-        f"({padded * itemsize:,} bytes) and the descriptor is valid"
-        + ("" if not fixed else f" except: {fixed}")
-        + "; kernels/matmul/ sends such shapes to version 1 instead."
-    )
 
 
 ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
@@ -248,98 +204,99 @@ def facts(build: str = "v2-bf16-tma-persistent") -> dict[str, str]:
         return {"accumulator": NOT_COMPILED}
     r = rows[build]
     accumulator = f"{r['accumulator']} of its {r['registers']} registers per thread"
-    return {"accumulator": accumulator}
-
-
-def builds_reading(op: str = "matmul") -> str:
-    """Sentences comparing the pointer builds with the TMA builds."""
-    rows = model_rows(op)
-    tma = [r for r in rows if r["tma"]]
-    plain = [r for r in rows if not r["tma"]]
-    if not tma:
-        return (
-            "The artifact holds no TMA build yet: version 2 of the matmul, a "
-            "persistent TMA kernel, is being added."
-        )
-    a, b = plain[0], tma[0]
-    return (
-        f"Both versions multiply with the same `{a['opcode']}`. They differ "
-        f"in how the tiles arrive: `{a['build']}` copies them with `LDGSTS` "
-        f"(every thread its own `cp.async`), `{b['build']}` with `UTMALDG` "
-        "(one bulk tensor copy per tile) and the `SYNCS` instructions that "
-        "arrive on and wait for the mbarriers. The TMA build computes no "
-        f"per-thread load addresses; it holds {b['registers']} registers per "
-        f"thread against {a['registers']}, and it needs "
-        f"{b['shared'] - a['shared']:,} more bytes of shared memory: the "
-        "staged C tile for its bulk store and the mbarriers."
-    )
-
-
-def model_reading(op: str = "matmul") -> str:
-    rows = model_rows(op)
-    wrong = [r["build"] for r in rows if r["model_shared"] != r["shared"]]
-    counts = all(r["model_count"] == r["count"] for r in rows)
-    text = (
-        "The instruction counts agree for every build"
-        if counts
-        else "The instruction counts disagree for some builds"
-    )
-    if not wrong:
-        return text + ", and so does the shared memory."
-    return text + (
-        f". The shared memory disagrees for {', '.join(f'`{w}`' for w in wrong)}: "
-        "without the alignment hint the compiler cannot use `cp.async`, loads "
-        "through registers and keeps one buffer instead of a pipeline; the "
-        "[tiled-matmul lesson](tiled-matmul.md#what-the-compiler-made-of-it) "
-        "reads that build."
-    )
+    return {
+        "accumulator": accumulator,
+        "shapes.m": f"{WGMMA_M}",
+        "shapes.n-from": f"{WGMMA_N[0]}",
+        "shapes.n-to": f"{WGMMA_N[-1]}",
+        "shapes.n-step": f"{WGMMA_N.step}",
+        "shapes.k": f"{wgmma_k(2)}",
+        "row-multiple": f"{row_multiple(2)} elements",
+        **persistent_facts(),
+        **exercise_facts(),
+        **artifact_facts(),
+    }
 
 
 EXERCISE = {"block_m": 128, "block_n": 128, "block_k": 64, "num_warps": 4, "n": 128}
 
 
-def exercise_text(part: str = "answer") -> str:
+#: The page's own tile, whose accumulator the exercise's equals: (warps,
+#: BLOCK_M, BLOCK_N).
+EXERCISE_SAME_AS = (8, 128, 256)
+#: The persistent launch the page counts, and the TMA exercise's operand.
+PERSISTENT = {"M": 8192, "N": 8192, "block_m": 128, "block_n": 256}
+TMA_EXERCISE = {"shape": (4096, 1020), "box": (128, 64), "itemsize": 2}
+
+
+def persistent_facts(programs: int = H200.sm_count) -> dict[str, str]:
+    """How the persistent launch spreads its tiles over the programs."""
+    p = PERSISTENT
+    tiles = -(-p["M"] // p["block_m"]) * -(-p["N"] // p["block_n"])
+    counts = [len(s) for s in persistent_schedule(tiles, programs)]
+    most, busy = max(counts), counts.count(max(counts))
+    return {
+        "persistent.tiles": f"{tiles:,}",
+        "persistent.tile": f"{p['block_m']} × {p['block_n']}",
+        "persistent.programs": f"{programs}",
+        "persistent.busy": f"{busy}",
+        "persistent.most": f"{most}",
+        "persistent.rest": f"{programs - busy}",
+        "persistent.least": f"{min(counts)}",
+    }
+
+
+def exercise_facts() -> dict[str, str]:
+    """Both exercises: the wgmma count and registers of a 128 x 128 tile,
+    and the TMA descriptor's problems with a 1,020-wide bf16 A."""
     e = EXERCISE
-    if part == "question":
-        return (
-            f"{e['block_m']} × {e['block_n']} × {e['block_k']} runs on "
-            f"{e['num_warps']} warps with `wgmma` of n = {e['n']}"
-        )
-    per_step = wgmma_per_k_step(
-        e["block_m"], e["block_n"], e["block_k"], e["num_warps"], e["n"], 2
-    )
-    regs = accumulator_registers(e["block_m"], e["block_n"], e["num_warps"])
-    groups = e["num_warps"] // WARPS_PER_WARPGROUP
-    return (
-        f"{groups} warpgroup owns all {e['block_m']} rows: "
-        f"{e['block_m'] // WGMMA_M} bands of {WGMMA_M} × "
-        f"{e['block_k'] // wgmma_k(2)} slices of k = {wgmma_k(2)} = "
-        f"{per_step} wgmma per K step. The accumulator takes "
-        f"{e['block_m']} × {e['block_n']} / {e['num_warps'] * 32} = {regs} "
-        "registers per thread, as many as the 8-warp 128 × 256 tile: half "
-        "the tile over half the threads."
-    )
+    tile = (e["block_m"], e["block_n"], e["block_k"])
+    out = {f"exercise.{k}": f"{v}" for k, v in e.items()}
+    out.update({
+        "exercise.groups": f"{e['num_warps'] // WARPS_PER_WARPGROUP}",
+        "exercise.bands": f"{e['block_m'] // WGMMA_M}",
+        "exercise.slices": f"{e['block_k'] // wgmma_k(2)}",
+        "exercise.per-step": f"{wgmma_per_k_step(*tile, e['num_warps'], e['n'], 2)}",
+        "exercise.threads": f"{e['num_warps'] * THREADS_PER_WARP}",
+        "exercise.registers": f"{accumulator_registers(*tile[:2], e['num_warps'])}",
+        "exercise.same-as": "{}-warp {} × {} tile".format(*EXERCISE_SAME_AS),
+    })  # fmt: skip
+    shape, box, size = TMA_EXERCISE.values()
+    padded = -(-shape[1] // 8) * 8
+    out.update({
+        "tma.shape": f"{shape[0]:,} × {shape[1]:,}",
+        "tma.box": f"{box[0]} × {box[1]}",
+        "tma.problems": "; ".join(tma_problems(shape, (shape[1] * size,), box, size)),
+        "tma.padded": f"{padded:,}",
+        "tma.padded-bytes": f"{padded * size:,}",
+    })  # fmt: skip
+    return out
 
 
-def programs_per_sm_text(build: str = "v2-bf16-tma-persistent") -> str:
-    """Programs of one build that fit on an SM, from its artifact."""
+def artifact_facts(build: str = "v2-bf16-tma-persistent") -> dict[str, str]:
+    """The pointer build against the TMA build, and how many TMA programs
+    fit on an SM, from the artifact."""
     from evidence.artifacts import build as find
-    from evidence.artifacts import load
-    from snippets.lib.matmul_artifacts import (
-        SM90_SHARED_BYTES_PER_SM,
-        programs_per_sm,
-    )
+    from snippets.lib.matmul_artifacts import SM90_SHARED_BYTES_PER_SM, programs_per_sm
 
-    if load("matmul") is None or build not in [r["build"] for r in model_rows()]:
-        return NOT_COMPILED
-    b = find("matmul", build)
-    fit = programs_per_sm(b["registers"], b["num_warps"], b["shared_bytes"])
-    return (
-        f"`{build}` uses {b['shared_bytes'] / 1024:.0f} KiB of the SM's "
-        f"{SM90_SHARED_BYTES_PER_SM // 1024} KiB of shared memory, so "
-        f"{fit} program{'s' if fit != 1 else ''} fit{'' if fit != 1 else 's'} "
-        "on an SM at a time"
-    )
+    rows = model_rows()
+    a, b = [r for r in rows if not r["tma"]][0], [r for r in rows if r["tma"]][0]
+    wrong = [r["build"] for r in rows if r["model_shared"] != r["shared"]]
+    t = find("matmul", build)
+    fit = programs_per_sm(t["registers"], t["num_warps"], t["shared_bytes"])
+    return {
+        "builds.opcode": f"`{a['opcode']}`",
+        "builds.pointers": f"`{a['build']}`",
+        "builds.tma": f"`{b['build']}`",
+        "builds.tma-registers": f"{b['registers']}",
+        "builds.pointer-registers": f"{a['registers']}",
+        "builds.extra-shared": f"{b['shared'] - a['shared']:,}",
+        "model.disagree": ", ".join(f"`{w}`" for w in wrong),
+        "fit.build": f"`{build}`",
+        "fit.shared": f"{t['shared_bytes'] / 1024:.0f} KiB",
+        "fit.sm-shared": f"{SM90_SHARED_BYTES_PER_SM // 1024} KiB",
+        "fit.programs": f"{fit}",
+    }
 
 
 def warpgroup_figure(block_m=128, block_n=256, block_k=64, num_warps=8, n=256):
@@ -406,12 +363,22 @@ def warpgroup_figure(block_m=128, block_n=256, block_k=64, num_warps=8, n=256):
 
 
 if __name__ == "__main__":
-    print(f"bf16 wgmma shapes: {shapes_text()}")
+    shapes = (
+        f"m = {WGMMA_M}, n from {WGMMA_N[0]} to {WGMMA_N[-1]} in steps of "
+        f"{WGMMA_N.step}, k = {wgmma_k(2)}"
+    )
+    print(f"bf16 wgmma shapes: {shapes}")
     per_step = wgmma_per_k_step(128, 256, 64, 8, 256, 2)
     print(f"128x256x64 tile, 8 warps: {per_step} wgmma per warpgroup per K step")
     print(f"accumulator registers per thread: {accumulator_registers(128, 256, 8)}")
     for tma in (False, True):
         size = pipelined_shared_bytes(128, 256, 64, 3, 2, tma)
         print(f"shared memory, {'TMA' if tma else 'cp.async'} build: {size:,} bytes")
-    print(persistent_text())
-    # tma_example() answers the page's exercise 2, so it is not printed here.
+    f = persistent_facts()
+    print(
+        f"{f['persistent.tiles']} tiles of {f['persistent.tile']} over "
+        f"{f['persistent.programs']} programs: {f['persistent.busy']} programs "
+        f"compute {f['persistent.most']} tiles and {f['persistent.rest']} compute "
+        f"{f['persistent.least']}"
+    )
+    # facts()['tma.*'] answer the page's exercise 2, so they are not printed here.

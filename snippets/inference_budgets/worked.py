@@ -48,16 +48,16 @@ def gb(n_bytes: float) -> str:
     return f"{n_bytes / GB:,.3g} GB"
 
 
-def kv_text(key: str, mha: bool = False) -> str:
+def fmt_kv(key: str, mha: bool = False) -> str:
     return kib(kv_per_token(key, mha))
 
 
-def gqa_factor_text(key: str) -> str:
+def fmt_gqa_factor(key: str) -> str:
     cfg = model(key)
     return f"{cfg.heads // cfg.kv_heads}×"
 
 
-def kv_sequence_text(key: str) -> str:
+def fmt_kv_sequence(key: str) -> str:
     """One worked-context sequence's cache."""
     return gb(kv_per_token(key) * WORKED["context"])
 
@@ -67,7 +67,7 @@ def weight_bytes(key: str, element: str = "bf16") -> float:
     return params(key) * WORKED[element]
 
 
-def weights_text(key: str, element: str = "bf16") -> str:
+def fmt_weights(key: str, element: str = "bf16") -> str:
     """Four figures: the 70B model's bf16 weights and the H200 differ in
     the fourth."""
     return f"{weight_bytes(key, element) / GB:,.4g} GB"
@@ -82,15 +82,15 @@ def tokens_that_fit(key: str, element: str = "bf16") -> int:
     return max(0, math.floor(room / kv_per_token(key)))
 
 
-def tokens_that_fit_text(key: str, element: str = "bf16") -> str:
+def fmt_tokens_that_fit(key: str, element: str = "bf16") -> str:
     return f"{tokens_that_fit(key, element):,} tokens"
 
 
-def sequences_that_fit_text(key: str, element: str = "bf16") -> str:
+def fmt_sequences_that_fit(key: str, element: str = "bf16") -> str:
     return f"{tokens_that_fit(key, element) // WORKED['context']:,} sequences"
 
 
-def room_text(key: str, element: str = "bf16") -> str:
+def fmt_room(key: str, element: str = "bf16") -> str:
     room = cache_room(key, element)
     return gb(room) if room >= 0 else f"minus {gb(-room)}"
 
@@ -110,29 +110,29 @@ def step_seconds(key: str, batch: int, element: str = "bf16") -> float:
     return decode_step_seconds(streamed_weight_bytes(key, element), kv, batch, flops)
 
 
-def ceiling_text(key: str, batch: int, element: str = "bf16") -> str:
+def fmt_ceiling(key: str, batch: int, element: str = "bf16") -> str:
     """Tokens per second, all sequences together."""
     return f"{batch / step_seconds(key, batch, element):,.0f} tokens/s"
 
 
-def per_sequence_text(key: str, batch: int, element: str = "bf16") -> str:
+def fmt_per_sequence(key: str, batch: int, element: str = "bf16") -> str:
     return f"{1 / step_seconds(key, batch, element):,.0f} tokens/s"
 
 
-def step_text(key: str, batch: int, element: str = "bf16") -> str:
+def fmt_step(key: str, batch: int, element: str = "bf16") -> str:
     return f"{step_seconds(key, batch, element) * 1e3:.3g} ms"
 
 
-def batch_text(name: str = "batch") -> str:
+def fmt_batch(name: str = "batch") -> str:
     return f"{WORKED[name]:,}"
 
 
 # Problem 5: prefill against decode, and when decode leaves the memory roof.
-def intensity_text(tokens: int) -> str:
+def fmt_intensity(tokens: int) -> str:
     return f"{weight_intensity(tokens, WORKED['bf16']):,.0f} FLOP/byte"
 
 
-def ridge_text() -> str:
+def fmt_ridge() -> str:
     return f"{ridge_point():.0f} FLOP/byte"
 
 
@@ -146,7 +146,7 @@ def critical(key: str, context: int) -> float:
     )
 
 
-def critical_text(key: str, context: int) -> str:
+def fmt_critical(key: str, context: int) -> str:
     value = critical(key, context)
     return "never" if math.isinf(value) else f"{math.ceil(value):,} sequences"
 
@@ -163,18 +163,57 @@ def longest_compute_bound_context(key: str) -> int:
     return lo
 
 
-def longest_context_text(key: str) -> str:
+def fmt_longest_context(key: str) -> str:
     return f"{longest_compute_bound_context(key):,} tokens"
 
 
-def context_text() -> str:
+def fmt_context() -> str:
     return f"{WORKED['context']:,}"
+
+
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "batch": fmt_batch(),
+        "batch.prompt": fmt_batch("prompt"),
+        "ceiling.llama3-70b.1.fp8": fmt_ceiling("llama3-70b", 1, "fp8"),
+        "ceiling.llama3-8b.1": fmt_ceiling("llama3-8b", 1),
+        "ceiling.llama3-8b.64": fmt_ceiling("llama3-8b", 64),
+        "context": fmt_context(),
+        "critical.llama3-8b.0": fmt_critical("llama3-8b", 0),
+        "critical.llama3-8b.8192": fmt_critical("llama3-8b", 8192),
+        "gqa-factor.llama3-70b": fmt_gqa_factor("llama3-70b"),
+        "gqa-factor.llama3-8b": fmt_gqa_factor("llama3-8b"),
+        "intensity.1": fmt_intensity(1),
+        "intensity.2048": fmt_intensity(2048),
+        "kv-sequence.llama3-70b": fmt_kv_sequence("llama3-70b"),
+        "kv.llama3-70b": fmt_kv("llama3-70b"),
+        "kv.llama3-70b.true": fmt_kv("llama3-70b", True),
+        "kv.llama3-8b": fmt_kv("llama3-8b"),
+        "kv.llama3-8b.true": fmt_kv("llama3-8b", True),
+        "longest-context.llama3-8b": fmt_longest_context("llama3-8b"),
+        "per-sequence.llama3-8b.64": fmt_per_sequence("llama3-8b", 64),
+        "ridge": fmt_ridge(),
+        "room.llama3-70b": fmt_room("llama3-70b"),
+        "room.llama3-8b": fmt_room("llama3-8b"),
+        "sequences-that-fit.llama3-70b": fmt_sequences_that_fit("llama3-70b"),
+        "sequences-that-fit.llama3-70b.fp8": fmt_sequences_that_fit(
+            "llama3-70b", "fp8"
+        ),
+        "sequences-that-fit.llama3-8b": fmt_sequences_that_fit("llama3-8b"),
+        "step.llama3-8b.1": fmt_step("llama3-8b", 1),
+        "tokens-that-fit.llama3-8b": fmt_tokens_that_fit("llama3-8b"),
+        "weights.llama3-70b": fmt_weights("llama3-70b"),
+        "weights.llama3-70b.fp8": fmt_weights("llama3-70b", "fp8"),
+        "weights.llama3-8b": fmt_weights("llama3-8b"),
+    }
 
 
 def facts() -> dict[str, str]:
     """The device values the page states by name, formatted for prose; a page
     reads one as ``<!-- fact: snippets/inference_budgets/worked.py:h200.memory -->``."""
     return {
+        **page_facts(),
         "h200.bandwidth": f"{H200.hbm_bytes_per_s / 1e12:g} TB/s",
         "h200.bf16": f"{H200.bf16_dense_flop_per_s / 1e12:,.1f} TFLOP/s",
         "h200.memory": gb(H200.memory_bytes),
@@ -193,7 +232,7 @@ if __name__ == "__main__":
     m8 = "llama3-8b"
     h200 = facts()
     print(f"H200 bandwidth: {h200['h200.bandwidth']}, dense bf16: {h200['h200.bf16']}")
-    print(f"ridge point (no cache): {ridge_text()}")
-    print(f"Llama-3 8B KV heads: {gqa_factor_text(m8)} fewer than query heads")
-    without = kv_text(m8, True)
-    print(f"Llama-3 8B KV cache per token: {kv_text(m8)} ({without} without GQA)")
+    print(f"ridge point (no cache): {fmt_ridge()}")
+    print(f"Llama-3 8B KV heads: {fmt_gqa_factor(m8)} fewer than query heads")
+    without = fmt_kv(m8, True)
+    print(f"Llama-3 8B KV cache per token: {fmt_kv(m8)} ({without} without GQA)")

@@ -153,7 +153,7 @@ def significand_bits(dtype: torch.dtype | str) -> int:
     return FRACTION_BITS[dtype_name(dtype)] + 1
 
 
-def significand_bits_text() -> str:
+def fmt_significand_bits() -> str:
     """For the page: how many significand bits each supported dtype has."""
     bits, names = [], []
     for dtype in SUPPORTED_DTYPES:
@@ -166,6 +166,18 @@ def significand_bits_text() -> str:
 
 def _ulps(count: int) -> str:
     return "exact" if count == 0 else f"{count} ulp"
+
+
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "significand-bits": fmt_significand_bits(),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
 
 
 if __name__ == "__main__":

@@ -26,19 +26,21 @@ def unwritten_tail(numel: int, block_size: int) -> int:
     return numel - (numel // block_size) * block_size
 
 
-def answer_text(numel: int = 257, block_size: int = 256) -> str:
+#: The smallest input the exercise's second case takes.
+ONE_ELEMENT = 1
+
+
+def facts(numel: int = 257, block_size: int = 256) -> dict[str, str]:
+    """The exercise's answer: the unwritten tail and its luck-pass chances,
+    and the programs a one-element input gets."""
     tail = unwritten_tail(numel, block_size)
-    mixed = luck_pass_chance(tail, positive=False)
-    return (
-        f"{tail} unwritten element(s); it passes by luck with probability "
-        f"{mixed:g} on mixed-sign inputs, {luck_pass_chance(tail, True):g} on "
-        f"all-positive ones"
-    )
-
-
-def one_element_text() -> str:
-    programs = math.floor(1 / 256)
-    return f"{programs} programs for a 1-element input: nothing is written"
+    return {
+        "tail": f"{tail}",
+        "mixed": f"{luck_pass_chance(tail, positive=False):g}",
+        "positive": f"{luck_pass_chance(tail, True):g}",
+        "one-element-programs": f"{math.floor(ONE_ELEMENT / block_size)}",
+        "one-element": f"{ONE_ELEMENT}-element",
+    }
 
 
 if __name__ == "__main__":

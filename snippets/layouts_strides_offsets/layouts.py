@@ -143,10 +143,19 @@ MATRIX = Layout((4, 8), (8, 1))
 COORD = (2, 5)
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "lane.aligned": fmt_lane("aligned"),
+        "lane.unaligned": fmt_lane("unaligned"),
+    }
+
+
 def facts() -> dict[str, str]:
     """Figures for the page's sentences, by name."""
     view = transposed_view(MATRIX)
     values = {
+        **page_facts(),
         "matrix": f"`{MATRIX}`",
         "coord": str(COORD),
         "trace": f"`{trace(MATRIX, COORD)}`",
@@ -215,7 +224,7 @@ def ttgir_layout(which: str, elements: int = 1024) -> Layout:
     return thread_value_layout(line, elements)
 
 
-def lane_text(which: str, lane: int = 5) -> str:
+def fmt_lane(which: str, lane: int = 5) -> str:
     """What one lane of warp 0 holds, read off the TTGIR layout."""
     tv = ttgir_layout(which)
     size, _, _, reps = tv.shape
@@ -293,5 +302,5 @@ if __name__ == "__main__":
     print(trace(MATRIX, COORD))
     print(trace(transposed_view(MATRIX), COORD[::-1]))
     print(composition_example())
-    print(lane_text("aligned"))
-    print(lane_text("unaligned"))
+    print(fmt_lane("aligned"))
+    print(fmt_lane("unaligned"))

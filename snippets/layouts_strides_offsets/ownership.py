@@ -9,12 +9,12 @@ the compiled matmul's shared memory (results/artifacts/matmul.sm_90a.json).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from evidence.artifacts import artifact_path, load
 from evidence.tables import markdown_table
 
-ARTIFACT = Path(__file__).resolve().parents[2] / "results/artifacts/matmul.sm_90a.json"
+ARTIFACT = artifact_path("matmul")
 
 
 # --8<-- [start:ring]
@@ -70,7 +70,7 @@ def buffers_in_build(build: dict) -> float:
 
 def buffers_table(path: Path = ARTIFACT) -> str:
     """Markdown: each aligned matmul build's stages against its buffers."""
-    artifact = json.loads(Path(path).read_text(encoding="utf-8"))
+    artifact = load("matmul", path)
     header = ["build", "tile", "num_stages", "shared memory", "one stage", "buffers"]
     rows = []
     for b in artifact["builds"]:

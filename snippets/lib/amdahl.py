@@ -104,29 +104,29 @@ def speedup_table() -> str:
     return markdown_table(header, rows) + "\n"
 
 
-def cap_text(kernel_fraction: float) -> str:
+def fmt_cap(kernel_fraction: float) -> str:
     return fmt_x(speedup_cap(kernel_fraction))
 
 
-def cap_formula_text(kernel_fraction: float) -> str:
+def fmt_cap_formula(kernel_fraction: float) -> str:
     """'1 / (1 − 0.2) = 1.25×' for the page's opening example."""
     rest = 1.0 - kernel_fraction
-    return f"1 / (1 − {kernel_fraction:g}) = 1 / {rest:g} = {cap_text(kernel_fraction)}"
+    return f"1 / (1 − {kernel_fraction:g}) = 1 / {rest:g} = {fmt_cap(kernel_fraction)}"
 
 
-def pct_text(fraction: float) -> str:
+def pct_value(fraction: float) -> str:
     return fmt_pct(fraction)
 
 
-def overall_text(kernel_fraction: float, kernel_speedup: float) -> str:
+def fmt_overall(kernel_fraction: float, kernel_speedup: float) -> str:
     return fmt_x(overall_speedup(kernel_fraction, kernel_speedup))
 
 
-def required_text(kernel_fraction: float, target: float) -> str:
+def fmt_required(kernel_fraction: float, target: float) -> str:
     return fmt_x(required_kernel_speedup(kernel_fraction, target))
 
 
-def headroom_text(kernel_fraction: float, kernel_speedup_now: float) -> str:
+def fmt_headroom(kernel_fraction: float, kernel_speedup_now: float) -> str:
     return fmt_x(remaining_headroom(kernel_fraction, kernel_speedup_now))
 
 
@@ -151,10 +151,28 @@ def exercise() -> dict[str, float]:
     }
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "cap-formula.0.2": fmt_cap_formula(0.2),
+        "headroom.0.2.5.0": fmt_headroom(0.2, 5.0),
+        "overall.0.2.10.0": fmt_overall(0.2, 10.0),
+        "overall.0.2.2.0": fmt_overall(0.2, 2.0),
+        "overall.0.8.10.0": fmt_overall(0.8, 10.0),
+        "pct.0.2": pct_value(0.2),
+        "pct.0.5": pct_value(0.5),
+        "pct.0.8": pct_value(0.8),
+        "required.0.5.1.5": fmt_required(0.5, 1.5),
+        "required.0.5.2.0": fmt_required(0.5, 2.0),
+    }
+
+
 def facts() -> dict[str, str]:
     """Every value the pages state by name, formatted for prose; a page reads
     one as ``<!-- fact: snippets/lib/amdahl.py:exercise.cap -->``."""
-    out = {}
+    out = {
+        **page_facts(),
+    }
     for field, value in exercise().items():
         if field in ("cap", "overall", "required"):
             text = fmt_x(value, 2)
@@ -170,6 +188,6 @@ def facts() -> dict[str, str]:
 
 if __name__ == "__main__":
     # The lesson's worked examples; the exercise's answers stay in its folds.
-    print("cap for a kernel at 20%:", cap_formula_text(EXAMPLE_FRACTION))
-    print("kernel at 20%, 2x faster:", overall_text(EXAMPLE_FRACTION, 2.0), "overall")
-    print("kernel at 50%, 1.5x overall needs:", required_text(0.5, 1.5), "kernel")
+    print("cap for a kernel at 20%:", fmt_cap_formula(EXAMPLE_FRACTION))
+    print("kernel at 20%, 2x faster:", fmt_overall(EXAMPLE_FRACTION, 2.0), "overall")
+    print("kernel at 50%, 1.5x overall needs:", fmt_required(0.5, 1.5), "kernel")

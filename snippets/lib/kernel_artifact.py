@@ -13,6 +13,10 @@ from pathlib import Path
 from evidence.artifacts import load, missing_note, opcodes_text, spills
 from evidence.tables import markdown_table
 
+#: Triton specialises an integer argument on whether it divides by 16 and on
+#: nothing finer (triton/backends/compiler.py: ``arg % 16 == 0``).
+TRITON_DIVISIBILITY = 16
+
 
 # --8<-- [start:opcodes]
 def opcodes(build: dict, *prefixes: str) -> dict[str, int]:

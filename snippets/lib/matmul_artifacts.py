@@ -16,7 +16,6 @@ print the facts.
 from pathlib import Path
 
 from evidence.artifacts import (
-    NOT_COMPILED,
     THREADS_PER_WARP,
     ArtifactError,
     artifact_path,
@@ -54,12 +53,13 @@ def programs_per_sm(registers: int, num_warps: int, shared_bytes: int) -> int:
 def facts() -> dict[str, str]:
     """The compute capability 9.0 limits the page states, formatted:
     'register-file' (bytes of registers per SM), 'registers',
-    'shared-per-sm' and 'warpgroup'."""
+    'shared-per-sm' and 'warpgroup'; and the bf16 build's tile (tile.*)."""
     return {
         "register-file": f"{SM90_REGISTERS_PER_SM * 4 // 1024} KiB",
         "registers": f"{SM90_REGISTERS_PER_SM // 1024}K 32-bit registers",
         "shared-per-sm": f"{SM90_SHARED_BYTES_PER_SM // 1024} KB",
         "warpgroup": f"{WARPS_PER_WARPGROUP} warps",
+        **tile_facts(),
     }
 
 
@@ -106,17 +106,16 @@ def _tile(build: dict) -> tuple[int, int, int, int]:
     return tuple(build["constexprs"][key] for key in _TILE_KEYS)
 
 
-def tile_text(path: Path = ARTIFACT) -> str:
+def tile_facts(path: Path = ARTIFACT) -> dict[str, str]:
     """The compiled bf16 build's tile, program order and launch shape."""
-    artifact = load_artifact(path)
-    if artifact is None:
-        return NOT_COMPILED
-    build = half_precision_build(artifact, path)
+    build = half_precision_build(load_artifact(path), path)
     bm, bn, bk, group = _tile(build)
-    return (
-        f"BM × BN × BK = {bm} × {bn} × {bk}, bands of {group} tile rows, "
-        f"{build['num_warps']} warps and {build['num_stages']} pipeline stages"
-    )
+    return {
+        "tile.shape": f"{bm} × {bn} × {bk}",
+        "tile.group": f"{group}",
+        "tile.warps": f"{build['num_warps']}",
+        "tile.stages": f"{build['num_stages']}",
+    }
 
 
 def facts_table(path: Path = ARTIFACT) -> str:
@@ -337,7 +336,7 @@ def kernel_wave(part: str = "table", path: Path = ARTIFACT) -> str:
 
 
 if __name__ == "__main__":
-    print(tile_text())
+    print(tile_facts())
     print(facts_table())
     print(facts_reading())
     print(sass_excerpt())

@@ -6,8 +6,8 @@ exercise "Occupancy from registers and shared memory" uses it too).
 A pencil model: it applies the per-SM limits of compute capability 9.0 to the
 registers, warps and shared memory a compiled build uses. It says how many
 blocks *can* be resident; whether more resident warps make a kernel faster is
-a device question. Standard library only (the lesson's calculators import it
-in the reader's browser).
+a device question. Standard library and ``kernels/devices.py`` only (the
+lesson's calculators import it in the reader's browser).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from dataclasses import dataclass
 # Guide, "Technical Specifications per Compute Capability", column 9.0, and
 # its compute capability 9.0 section on shared memory; the register
 # allocation unit is the one NVIDIA's occupancy calculator (Nsight Compute)
-# uses for 9.0.
-WARP_SIZE = 32
+# uses for 9.0. The warp size is the same on every NVIDIA GPU so far.
+from kernels.devices import WARP_SIZE
+
 MAX_THREADS_PER_BLOCK = 1024
 MAX_THREADS_PER_SM = 2048  # = 64 resident warps
 MAX_BLOCKS_PER_SM = 32

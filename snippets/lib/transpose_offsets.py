@@ -136,7 +136,7 @@ def _grid_table(grid: list[list[object]], row_label: str = "i") -> str:
     return markdown_table(header, body, "l" + "r" * cols)
 
 
-def _layout_text(layout: Layout) -> str:
+def _fmt_layout(layout: Layout) -> str:
     return f"`shape {layout.shape}, stride {layout.stride}`"
 
 
@@ -152,7 +152,7 @@ def layout_table(which: str) -> str:
     if which not in layouts:
         raise KeyError(f"which must be one of {sorted(layouts)}, got {which!r}")
     layout = layouts[which]
-    return f"{_layout_text(layout)}\n\n{_grid_table(offset_grid(layout))}"
+    return f"{_fmt_layout(layout)}\n\n{_grid_table(offset_grid(layout))}"
 
 
 def lane_table(broken: bool = False) -> str:
@@ -174,7 +174,7 @@ def lane_table(broken: bool = False) -> str:
         f"{name.replace('_', ' ')} `{found}`" for name, found in errors.items()
     )
     return (
-        f"Output layout {_layout_text(layout)}.\n\n"
+        f"Output layout {_fmt_layout(layout)}.\n\n"
         + markdown_table(header, body, "rl" + "r" * cols)
         + f"\n\nOwnership check on the writes: {verdict}."
     )
@@ -190,7 +190,7 @@ def bank_text(pad: int) -> str:
     tile = row_major(WARP_LANES, WARP_LANES, pad=pad)
     column = [(lane, 0) for lane in range(WARP_LANES)]
     return (
-        f"tile {_layout_text(tile)}: banks `{column_read_banks(tile, 0)}`, "
+        f"tile {_fmt_layout(tile)}: banks `{column_read_banks(tile, 0)}`, "
         f"passes needed: {conflict_degree(tile, column)}"
     )
 

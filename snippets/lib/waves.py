@@ -114,7 +114,7 @@ def _percent(fraction: float) -> str:
     return f"{100 * fraction:.1f}%"
 
 
-def wave_text(sm_count: int, blocks_per_sm: int, grid_size: int) -> str:
+def fmt_wave(sm_count: int, blocks_per_sm: int, grid_size: int) -> str:
     """One sentence describing the schedule of a grid."""
     waves = Waves(sm_count, blocks_per_sm, grid_size)
     return (
@@ -197,6 +197,14 @@ def gemm_wave_table(
     return markdown_table(header, rows, "lrrrrlr", escape=False)
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "gemm-tile.128.256": fmt_gemm_tile(128, 256),
+        "gemm-tile.256.128": fmt_gemm_tile(256, 128),
+    }
+
+
 def facts(config: int = 0) -> dict[str, str]:
     """The GEMM example's figures for the pages' sentences, by name
     (`<!-- fact: snippets/lib/waves.py:blocks -->`), for its first config."""
@@ -205,6 +213,7 @@ def facts(config: int = 0) -> dict[str, str]:
     blocks = gemm_work_units(M, N, tile_m, tile_n, split_k)
     waves = Waves(H200.sm_count, 1, blocks)
     values = {
+        **page_facts(),
         "M": M,
         "N": N,
         "sm_count": H200.sm_count,
@@ -219,7 +228,7 @@ def facts(config: int = 0) -> dict[str, str]:
     return {name: str(value) for name, value in values.items()}
 
 
-def gemm_tile_text(tile_m: int, tile_n: int, split_k: int = 1) -> str:
+def fmt_gemm_tile(tile_m: int, tile_n: int, split_k: int = 1) -> str:
     """One row of the GEMM table, as a sentence, for any tile: the figures
     an exercise answer quotes."""
     M, N = GEMM_EXAMPLE
@@ -254,5 +263,5 @@ def grid_ownership_table(n_items: int, items_per_block: int) -> str:
 
 if __name__ == "__main__":
     print(grid_ownership_table(1000, 128))
-    print(wave_text(H200.sm_count, 2, 300))
+    print(fmt_wave(H200.sm_count, 2, 300))
     print(gemm_wave_table())

@@ -149,7 +149,7 @@ def measured_text() -> str:
 # ---------------------------------------------------- prose and exercises
 
 
-def ridge_text(dtype: str) -> str:
+def fmt_ridge(dtype: str) -> str:
     return f"{fmt_num(ridge(dtype))} FLOP/B"
 
 
@@ -178,11 +178,23 @@ def floor_us(kernel: str, shape: str | None = None) -> float:
     return round(point(kernel, shape)["floor_s"] * 1e6, 1)
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "ridge.bf16": fmt_ridge("bf16"),
+        "ridge.fp32": fmt_ridge("fp32"),
+        "ridge.fp8": fmt_ridge("fp8"),
+        "exercise-answer": fmt_exercise_answer(),
+    }
+
+
 def facts() -> dict[str, str]:
     """Device figures and catalog counts the page states by name; a page
     reads one as ``<!-- fact: <this file>:h200.bandwidth -->``."""
     rows = points()
-    out = {}
+    out = {
+        **page_facts(),
+    }
     for row in rows:
         # kernel.what for the quick shape, kernel.shape.what for every shape
         found = kernel_facts(row)
@@ -224,7 +236,7 @@ def exercise(kernel: str = "matmul", shape: str = "1024×1024×1024") -> dict:
     }
 
 
-def exercise_answer_text(kernel: str = "matmul", shape: str = "1024×1024×1024") -> str:
+def fmt_exercise_answer(kernel: str = "matmul", shape: str = "1024×1024×1024") -> str:
     parts = [
         f"{dtype}: {b}, floor {fmt_time(t)}"
         for dtype, (b, t) in exercise(kernel, shape).items()
@@ -234,7 +246,7 @@ def exercise_answer_text(kernel: str = "matmul", shape: str = "1024×1024×1024"
 
 if __name__ == "__main__":
     for dtype in PEAKS:
-        print(f"{dtype:>5} ridge: {ridge_text(dtype)}")
+        print(f"{dtype:>5} ridge: {fmt_ridge(dtype)}")
     for row in points():
         if row["quick"]:
             print(

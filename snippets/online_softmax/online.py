@@ -174,6 +174,8 @@ def facts() -> dict[str, str]:
         "exp-share.v4": f"{exp_share(2, 2):.0%}",
         "exp-rate": f"{H200.exp2_per_s / 1e12:.2g}×10¹² per second",
         **whole_row_facts(),
+        **merge_facts(),
+        **exercise_facts(),
     }
 
 
@@ -221,35 +223,27 @@ def invariant_table(scores: list[float] = SCORES) -> str:
     return markdown_table(header, rows, "rrrrrr")
 
 
-def merge_text(scores: list[float] = SCORES, block_size: int = 3) -> str:
-    """A sentence: the merged state against the one-pass state."""
+def merge_facts(scores: list[float] = SCORES, block_size: int = 3) -> dict:
+    """The merged state against the one-pass state, and the exp2 count of
+    each softmax build (from the artifact)."""
+    from snippets.lib.hopper_artifacts import build_names, fact
+
     m, d = online_normalizer(scores)
     tree = merged_state(scores, block_size)
     orders = groupings(block_states(scores, block_size))
     spread = max(abs(s.sum - d) / d for s in orders)
-    return (
-        f"one pass gives max {m:g} and sum {d:.6f}; the pairwise tree over "
-        f"blocks of {block_size} gives max {tree.max:g} and sum {tree.sum:.6f}; "
-        f"all {len(orders)} orders and groupings of the blocks agree to "
-        f"{spread:.0e}"
-    )
-
-
-def exp_counts_text() -> str:
-    """MUFU.EX2 instructions in the code of each softmax build, and what
-    the versions compute per element."""
-    from snippets.lib.hopper_artifacts import build_names, fact
-
-    names = build_names("softmax")
-    if not names:
-        return "(not compiled yet)"
-    counts = ", ".join(f"`{n}` {fact('softmax', n, 'MUFU.EX2')}" for n in names)
-    return (
-        f"`MUFU.EX2` instructions in the code of each build: {counts}. Per "
-        "element, the fused versions take one exponential; v2 takes three "
-        "(the rescale and the new term in the first pass, the output in the "
-        "second) and v4 two."
-    )
+    return {
+        "merge.max": f"{m:g}",
+        "merge.sum": f"{d:.6f}",
+        "merge.block": f"{block_size}",
+        "merge.tree-max": f"{tree.max:g}",
+        "merge.tree-sum": f"{tree.sum:.6f}",
+        "merge.orders": f"{len(orders)}",
+        "merge.spread": f"{spread:.0e}",
+        "exp-counts": ", ".join(
+            f"`{n}` {fact('softmax', n, 'MUFU.EX2')}" for n in build_names("softmax")
+        ),
+    }
 
 
 # --8<-- [start:exercise]
@@ -267,36 +261,33 @@ def exercise_answer(scores: list[float], block_size: int) -> dict:
 EXERCISE = ([2.0, -1.0, 5.0, 0.0], 2)
 
 
-def exercise_text(part: str = "answer") -> str:
+#: Exercise 2's sizes: float32 rows too wide to keep on chip.
+BYTES_EXERCISE = {"rows": 4096, "cols": 32768, "itemsize": 4}
+
+
+def exercise_facts() -> dict[str, str]:
+    """Both exercises' sizes and answers, formatted."""
     scores, block_size = EXERCISE
-    if part == "question":
-        return f"`{scores}` in blocks of {block_size}"
     answer = exercise_answer(scores, block_size)
-    blocks = "; ".join(
-        f"block {i}: max {s.max:g}, sum {s.sum:.4f}"
-        for i, s in enumerate(answer["blocks"])
-    )
-    merged = answer["merged"]
-    probs = ", ".join(f"{p:.4f}" for p in answer["softmax"])
-    return (
-        f"{blocks}. Merged: max {merged.max:g}, sum {merged.sum:.4f}. Softmax: {probs}."
-    )
-
-
-def bytes_exercise(
-    rows: int = 4096, cols: int = 32768, itemsize: int = 4, part: str = "answer"
-) -> str:
-    """Exercise 2: its sizes, or the bytes of the three-pass and the online
-    version."""
-    if part == "question":
-        return f"{rows:,} rows of {cols:,} columns"
+    out = {"exercise.scores": f"`{scores}`", "exercise.block": f"{block_size}"}
+    for i, state in enumerate(answer["blocks"]):
+        out[f"exercise.block{i}.max"] = f"{state.max:g}"
+        out[f"exercise.block{i}.sum"] = f"{state.sum:.4f}"
+    out["exercise.merged.max"] = f"{answer['merged'].max:g}"
+    out["exercise.merged.sum"] = f"{answer['merged'].sum:.4f}"
+    out["exercise.softmax"] = ", ".join(f"{p:.4f}" for p in answer["softmax"])
+    rows, cols, itemsize = BYTES_EXERCISE.values()
     three = rows * bytes_per_row(cols, itemsize, 3)
     two = rows * bytes_per_row(cols, itemsize, 2)
-    return (
-        f"three passes move {three / 2**20:,.0f} MiB, the online version "
-        f"{two / 2**20:,.0f} MiB: {three - two:,} bytes "
-        f"({(three - two) / 2**20:,.0f} MiB, one read of the input) fewer"
-    )
+    out.update({
+        "bytes.rows": f"{rows:,}",
+        "bytes.cols": f"{cols:,}",
+        "bytes.three": f"{three / 2**20:,.0f} MiB",
+        "bytes.two": f"{two / 2**20:,.0f} MiB",
+        "bytes.saved": f"{three - two:,}",
+        "bytes.saved-mib": f"{(three - two) / 2**20:,.0f} MiB",
+    })  # fmt: skip
+    return out
 
 
 def merge_figure(scores: list[float] = SCORES, block_size: int = 3):
@@ -374,7 +365,14 @@ if __name__ == "__main__":
         for a, b in zip(softmax_online(SCORES), softmax_three_pass(SCORES), strict=True)
     )
     print(f"online against three-pass softmax: largest difference {same:.1e}")
-    print(merge_text())
+    f = merge_facts()
+    print(
+        f"one pass gives max {f['merge.max']} and sum {f['merge.sum']}; the "
+        f"pairwise tree over blocks of {f['merge.block']} gives max "
+        f"{f['merge.tree-max']} and sum {f['merge.tree-sum']}; all "
+        f"{f['merge.orders']} orders and groupings of the blocks agree to "
+        f"{f['merge.spread']}"
+    )
     lanes = lane_states(SCORES, 4)
     lane_total = EMPTY
     for state in lanes:

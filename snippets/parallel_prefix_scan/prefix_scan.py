@@ -188,20 +188,30 @@ def steps_count(algorithm: str, values: list[int] = VALUES) -> str:
     )
 
 
-def exclusive_text(sizes: list[int]) -> str:
+def fmt_exclusive(sizes: list[int]) -> str:
     """'program 0 at 0, program 1 at 2, ...; 10 values in all'."""
     starts = exclusive_scan(sizes)
     where = ", ".join(f"program {i} at {start}" for i, start in enumerate(starts))
     return f"{where}; {sum(sizes)} values in all"
 
 
-def adds_text(n: int) -> str:
-    """The two addition counts for n values, as a sentence."""
-    return (
-        f"Hillis–Steele performs {hillis_steele_adds(n):,} additions and "
-        f"Blelloch {blelloch_adds(n):,}, against {n - 1:,} for the sequential "
-        "loop."
-    )
+#: The exercise's length: additions of each scan for this many values.
+ADDS_N = 1024
+
+
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "exclusive.sizes": fmt_exclusive([2, 0, 3, 1, 4]),
+        "adds.hillis-steele": f"{hillis_steele_adds(ADDS_N):,}",
+        "adds.blelloch": f"{blelloch_adds(ADDS_N):,}",
+        "adds.sequential": f"{ADDS_N - 1:,}",
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
 
 
 if __name__ == "__main__":

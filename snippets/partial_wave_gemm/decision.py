@@ -115,6 +115,7 @@ def facts() -> dict[str, str]:
         "k_iters": str(K // WORKED["block_k"]),
         "ideal": f"{ideal_bytes() / 1e6:.0f} MB",
         "util": f"{100 * waves.utilisation:.0f}%",
+        **answer_facts(),
     }
     return values
 
@@ -129,41 +130,33 @@ def choose() -> dict:
     # --8<-- [end:answer]
 
 
-def answer_text() -> str:
+def answer_facts() -> dict[str, str]:
+    """The answer's figures: the choice, and each option against the kept
+    tile, formatted for the page."""
     rows = {r["name"]: r for r in evaluate()}
     keep, small = rows["keep 128 × 256"], rows["smaller tile 128 × 128"]
     split, sk = rows["split-K by 2"], rows[STREAM_K]
-    best = choose()
-    return (
-        f"Choose **{best['name']}**. Keeping the tile costs {keep['rounds']} "
-        f"rounds for {keep['units']} tiles, so the busiest SM computes "
-        f"{keep['rounds']} whole tiles. Stream-K gives every SM an equal run of "
-        f"the K iterations: the busiest SM does {sk['relative']:.2f}× as much "
-        f"(≈{sk['compute_us']:.0f} µs against {keep['compute_us']:.0f} µs at the "
-        f"bf16 peak, far above the {keep['hbm_us']:.0f} µs HBM floor), "
-        f"and the partial tiles it hands over add {sk['partial_bytes'] / 1e6:.1f} MB. "
-        f"The smaller tile ({small['relative']:.2f}) and split-K "
-        f"({split['relative']:.2f}) both still end on a partial round; the smaller "
-        f"tile also requests {small['requests'] / keep['requests']:.2f}× the "
-        f"bytes, and split-K moves {split['partial_bytes'] / 1e6:.0f} MB of "
-        f"partial sums, more than the {ideal_bytes() / 1e6:.0f} MB the whole "
-        f"GEMM needs from HBM at best."
-    )
-
-
-def wrong_answer_text() -> str:
-    rows = {r["name"]: r for r in evaluate()}
-    split = rows["split-K by 2"]
-    waves = Waves(SMS, 1, split["units"])
-    return (
-        f"Split-K by 2 makes {split['units']} work units, which is "
-        f"{waves.count} rounds on {SMS} SMs with {waves.sizes[-1]} units in the "
-        f"last: the tail is still mostly empty ({100 * waves.utilisation:.0f}% of "
-        f"the paid slots work). Its makespan is {split['relative']:.2f}× the "
-        f"original, not the half the argument assumed, and it adds "
-        f"{split['partial_bytes'] / 1e6:.0f} MB of float32 partial sums plus a "
-        f"reduction step."
-    )
+    split_waves = Waves(SMS, 1, split["units"])
+    return {
+        "answer.choice": choose()["name"],
+        "answer.keep-rounds": f"{keep['rounds']}",
+        "answer.keep-units": f"{keep['units']}",
+        "answer.sk-relative": f"{sk['relative']:.2f}×",
+        "answer.sk-us": f"{sk['compute_us']:.0f} µs",
+        "answer.keep-us": f"{keep['compute_us']:.0f} µs",
+        "answer.hbm-us": f"{keep['hbm_us']:.0f} µs",
+        "answer.sk-partial": f"{sk['partial_bytes'] / 1e6:.1f} MB",
+        "answer.small-relative": f"{small['relative']:.2f}",
+        "answer.split-relative": f"{split['relative']:.2f}",
+        "answer.small-requests": f"{small['requests'] / keep['requests']:.2f}×",
+        "answer.split-partial": f"{split['partial_bytes'] / 1e6:.0f} MB",
+        "wrong.split": f"{next(o[3] for o in OPTIONS if o[0] == 'split-K by 2')}",
+        "wrong.units": f"{split['units']}",
+        "wrong.rounds": f"{split_waves.count}",
+        "wrong.last": f"{split_waves.sizes[-1]}",
+        "wrong.util": f"{100 * split_waves.utilisation:.0f}%",
+        "wrong.relative": f"{split['relative']:.2f}×",
+    }
 
 
 def predicted_ratio() -> float:

@@ -87,16 +87,6 @@ def worked_look_back(counts: list[int] = COUNTS, block: int = BLOCK) -> dict:
     }
 
 
-def look_back_text() -> str:
-    w = worked_look_back()
-    return (
-        f"Block {w['block']} reads "
-        + "; then ".join(w["steps"])
-        + f". Its exclusive prefix is {w['exclusive']}, so it publishes the "
-        f"prefix {w['prefix']} and adds {w['exclusive']} to its own scan."
-    )
-
-
 # --8<-- [start:schedules]
 def schedule(counts: list[int], block: int, slots: int, tickets: bool):
     """Start the blocks last-first with `slots` resident at once: with
@@ -107,14 +97,6 @@ def schedule(counts: list[int], block: int, slots: int, tickets: bool):
     order = list(range(len(totals)))[::-1]
     return run_lookback(totals, slots, order, tickets)
     # --8<-- [end:schedules]
-
-
-def schedule_text(tickets: bool, slots: int = 2) -> str:
-    run = schedule(COUNTS, BLOCK, slots, tickets)
-    rounds = ", ".join(f"`{r}`" for r in run.rounds)
-    if run.finished:
-        return f"rounds {rounds}: finished, prefixes `{run.prefixes}`"
-    return f"rounds {rounds}: no resident block can progress, a deadlock"
 
 
 # --8<-- [start:bytes]
@@ -212,6 +194,8 @@ def facts() -> dict[str, str]:
         "carry.totals": ", ".join(f"`{f32(t):.9g}`" for t in CARRY_TOTALS),
         "carry.early": f"`{early:.9g}`",
         "carry.late": f"`{late:.9g}`",
+        **look_back_facts(),
+        **protocol_facts(),
     }
 
 
@@ -255,25 +239,6 @@ def carries_figure(counts: list[int] = COUNTS, block: int = BLOCK):
     return fig
 
 
-if __name__ == "__main__":
-    p = three_passes(COUNTS, BLOCK)
-    print(f"counts {COUNTS}, blocks of {BLOCK}: {p['blocks']}")
-    print(f"pass 1 totals {p['totals']}; pass 2 scanned {p['scanned']}")
-    print(f"pass 3 carries {p['carries']}; output {p['out']}")
-    print(look_back_text())
-    print("launch index, reversed start:", schedule_text(False))
-    print("tickets, reversed start:", schedule_text(True))
-    facts = facts()
-    print(
-        f"bytes for {facts['bytes.n']}: three passes {facts['bytes.three']}, "
-        f"one pass {facts['bytes.one']} ({facts['bytes.ratio']}x)"
-    )
-    print(
-        f"block 3's carry, early and late look-back: {facts['carry.early']} "
-        f"against {facts['carry.late']}"
-    )
-
-
 # --8<-- [start:exercise]
 def exercise(counts: list[int], block: int) -> dict:
     """Totals, carries and output of the three passes for any block size."""
@@ -285,57 +250,93 @@ def exercise(counts: list[int], block: int) -> dict:
 EXERCISE_BLOCK = 4
 
 
-def exercise_text(part: str = "answer", block: int = EXERCISE_BLOCK) -> str:
-    if part == "question":
-        return str(block)
-    a = exercise(COUNTS, block)
-    return (
-        f"Totals `{a['totals']}`, carries `{a['carries']}`, output "
-        f"`{a['out']}`: the same output as with blocks of {BLOCK}, because "
-        "the carries make the split invisible."
-    )
-
-
-def exercise_look_back(part: str = "answer", counts: list[int] = COUNTS) -> str:
+def exercise_states(counts: list[int] = COUNTS) -> list[tuple[int, int]]:
     """Exercise 2: blocks of one count; the first three have published
-    prefixes, the next two only aggregates; the last looks back."""
+    prefixes, the next two only aggregates."""
     prefixes = list(accumulate(counts))
     states = [(PREFIX, prefixes[b]) for b in range(3)]
-    states += [(AGGREGATE, counts[b]) for b in (3, 4)]
+    return states + [(AGGREGATE, counts[b]) for b in (3, 4)]
+
+
+def look_back_facts() -> dict[str, str]:
+    """The worked look-back, both schedules and both exercises' answers."""
+    w = worked_look_back()
+    out = {
+        "lookback.block": f"{w['block']}",
+        "lookback.steps": "; then ".join(w["steps"]),
+        "lookback.exclusive": f"{w['exclusive']}",
+        "lookback.prefix": f"{w['prefix']}",
+    }
+    for name, tickets in (("launch", False), ("ticket", True)):
+        run = schedule(COUNTS, BLOCK, 2, tickets)
+        out[f"schedule.{name}.rounds"] = ", ".join(f"`{r}`" for r in run.rounds)
+        out[f"schedule.{name}.prefixes"] = f"`{run.prefixes}`"
+    a = exercise(COUNTS, EXERCISE_BLOCK)
+    out["exercise.block"] = f"{EXERCISE_BLOCK}"
+    out["exercise.totals"] = f"`{a['totals']}`"
+    out["exercise.carries"] = f"`{a['carries']}`"
+    out["exercise.out"] = f"`{a['out']}`"
+    states = exercise_states()
     me = len(states)
-    if part == "question":
-        return (
-            f"blocks 0 to 2 have published prefixes and blocks 3 and 4 only "
-            f"aggregates. What does block {me} read, and what prefix does it "
-            "publish?"
-        )
     exclusive, steps = look_back(states, me)
-    return (
-        "It reads " + "; then ".join(steps) + f". Exclusive prefix {exclusive}, "
-        f"published prefix {exclusive + counts[me]}, the last entry of the "
-        f"inclusive scan `{prefixes}`. It never reads blocks 0 and 1."
-    )
+    out["exercise2.block"] = f"{me}"
+    out["exercise2.steps"] = "; then ".join(steps)
+    out["exercise2.exclusive"] = f"{exclusive}"
+    out["exercise2.prefix"] = f"{exclusive + COUNTS[me]}"
+    out["exercise2.scan"] = f"`{list(accumulate(COUNTS))}`"
+    published = [b for b, (flag, _) in enumerate(states) if flag == PREFIX]
+    aggregates = [b for b, (flag, _) in enumerate(states) if flag == AGGREGATE]
+    read = {int(step.split()[1].rstrip(":")) for step in steps}
+    unread = [b for b in range(me) if b not in read]
+    out["exercise2.published"] = f"{published[0]} to {published[-1]}"
+    out["exercise2.aggregates"] = " and ".join(map(str, aggregates))
+    out["exercise2.unread"] = " and ".join(map(str, unread))
+    return out
 
 
-def protocol_text() -> str:
+def protocol_facts() -> dict[str, str]:
     """The single-pass build's protocol instructions, from the artifact."""
-    from snippets.lib.hopper_artifacts import fact, load, missing_note
+    from snippets.lib.hopper_artifacts import fact
 
-    if load("scan") is None:
-        return missing_note("scan")
     main, tail = "single-pass-fp32", "single-pass-tail-fp32"
-    ticket = fact("scan", main, "ATOMG.E.ADD")
-    publish = fact("scan", main, "ATOMG.E.EXCH.64")
-    spin = fact("scan", main, "LDG.E.64.STRONG")
-    wide = fact("scan", main, "LDG.E.128")
     narrow = int(fact("scan", tail, "LDG.E")) - int(fact("scan", tail, "LDG.E.64"))
-    return (
-        f"The single-pass build shows the protocol in instructions: "
-        f"`ATOMG.E.ADD` × {ticket} (the ticket), 64-bit `ATOMG.E.EXCH` × "
-        f"{publish} (publishing the aggregate, then the prefix), and "
-        f"`LDG.E.64.STRONG.GPU` × {spin}: the look-back's acquire read, which "
-        "the compiler made a strong GPU-scope load, issued once per program "
-        "and per iteration and never served from a register or the L1. "
-        f"The main launch reads its block with {wide} unmasked 128-bit load "
-        f"instructions; the tail build needs {narrow} narrower masked ones."
+    return {
+        "protocol.ticket": fact("scan", main, "ATOMG.E.ADD"),
+        "protocol.publish": fact("scan", main, "ATOMG.E.EXCH.64"),
+        "protocol.spin": fact("scan", main, "LDG.E.64.STRONG"),
+        "protocol.wide": fact("scan", main, "LDG.E.128"),
+        "protocol.wide-bits": f"{int('LDG.E.128'.rsplit('.', 1)[-1])}-bit",
+        "protocol.narrow": f"{narrow}",
+    }
+
+
+if __name__ == "__main__":
+    p = three_passes(COUNTS, BLOCK)
+    print(f"counts {COUNTS}, blocks of {BLOCK}: {p['blocks']}")
+    print(f"pass 1 totals {p['totals']}; pass 2 scanned {p['scanned']}")
+    print(f"pass 3 carries {p['carries']}; output {p['out']}")
+    facts = facts()
+    print(
+        f"Block {facts['lookback.block']} reads {facts['lookback.steps']}. Its "
+        f"exclusive prefix is {facts['lookback.exclusive']}, so it publishes the "
+        f"prefix {facts['lookback.prefix']} and adds {facts['lookback.exclusive']} "
+        "to its own scan."
+    )
+    print(
+        "launch index, reversed start:",
+        f"rounds {facts['schedule.launch.rounds']}: no resident block can "
+        "progress, a deadlock",
+    )
+    print(
+        "tickets, reversed start:",
+        f"rounds {facts['schedule.ticket.rounds']}: finished, prefixes "
+        f"{facts['schedule.ticket.prefixes']}",
+    )
+    print(
+        f"bytes for {facts['bytes.n']}: three passes {facts['bytes.three']}, "
+        f"one pass {facts['bytes.one']} ({facts['bytes.ratio']}x)"
+    )
+    print(
+        f"block 3's carry, early and late look-back: {facts['carry.early']} "
+        f"against {facts['carry.late']}"
     )

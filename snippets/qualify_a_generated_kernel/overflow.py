@@ -7,11 +7,23 @@ snippets/lib/int32_offsets.py.
 from snippets.lib.int32_offsets import first_overflowing_numel, largest_offset
 
 
-def overflow_text(block_size: int = 1024, itemsize: int = 4) -> str:
+def fmt_overflow(block_size: int = 1024, itemsize: int = 4) -> str:
     """The threshold as a page states it."""
     n = first_overflowing_numel(block_size)
     gib = n * itemsize / 2**30
     return f"{n:,} elements ({gib:.0f} GiB per float32 tensor)"
+
+
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "overflow": fmt_overflow(),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
 
 
 if __name__ == "__main__":

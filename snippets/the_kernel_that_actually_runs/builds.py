@@ -10,6 +10,7 @@ compiled artifact, plus a model of what each timer's interval contains.
 from __future__ import annotations
 
 from evidence.tables import markdown_table
+from snippets.lib.kernel_artifact import TRITON_DIVISIBILITY
 from snippets.the_kernel_that_actually_runs.stages import artifact_build
 
 # --8<-- [start:intervals]
@@ -96,7 +97,7 @@ def _ops(ops: dict[str, int]) -> str:
     return ", ".join(f"`{op}` × {n}" for op, n in ops.items())
 
 
-def report_text(row: dict) -> str:
+def report_phrase(row: dict) -> str:
     """One row of the report, as a phrase."""
     return (
         f"`{row['build']}`: first call {row['first_call_ms']:g} ms, warmed "
@@ -107,51 +108,38 @@ def report_text(row: dict) -> str:
 def facts() -> dict[str, str]:
     """The report's rows and spread as the page states them, by name."""
     return {
-        "report.before": report_text(REPORT["before"]),
-        "report.after": report_text(REPORT["after"]),
+        "report.before": report_phrase(REPORT["before"]),
+        "report.after": report_phrase(REPORT["after"]),
         "spread": f"{100 * REPORT['spread']:.0f}%",
+        **answer_facts(),
     }
 
 
-def answer_text() -> str:
-    """The answer, as sentences generated from the numbers."""
+def widest_access_bits(build: dict) -> int:
+    """The widest global access of a build, in bits (`LDG.E.128` -> 128;
+    a plain `LDG.E` is 32)."""
+    widths = [op.rsplit(".", 1)[-1] for op in memory_ops(build)]
+    return max(int(w) if w.isdigit() else 32 for w in widths)
+
+
+def answer_facts() -> dict[str, str]:
+    """The exercises' answers: what the artifacts and the timers show."""
     a = what_changed()
-    diff = a["artifact"]
-    ops_before, ops_after = diff["global memory instructions"]
-    regs = diff.get("registers")
-    reg_text = (
-        f"; registers per thread went from {regs[0]} to {regs[1]}" if regs else ""
-    )
-    verdict = (
-        "the kernel itself got faster"
-        if a["kernel_faster"]
-        else "that is inside the run-to-run spread, so no kernel speedup is shown"
-    )
-    return (
-        f"The artifacts changed: the global memory instructions went from "
-        f"{_ops(ops_before)} to {_ops(ops_after)}{reg_text}. The first call "
-        f"fell by {a['first_call_ratio']:.0f}×, but a first call contains "
-        f"compilation or a cache load and module loading, so that ratio "
-        f"describes the compile cache, not the kernel. The warmed medians "
-        f"differ by {a['warm_ratio']:.2f}×, and {verdict}. The honest claim "
-        f"is: fewer, wider load instructions; first call {a['first_call_ratio']:.0f}× "
-        f"shorter, which says the second run compiled less; kernel time unchanged "
-        f"within {facts()['spread']}."
-    )
-
-
-def odd_length_text() -> str:
-    """Exercise 2: the aligned-pointer, odd-length build against the others."""
+    ops_before, ops_after = a["artifact"]["global memory instructions"]
+    regs = a["artifact"]["registers"]
     odd = artifact_build("fp32-aligned-pointers-odd-length")
-    good = artifact_build("fp32-aligned")
-    return (
-        f"The odd-length build issues {_ops(memory_ops(odd))}, like the "
-        f"unaligned build, not the {_ops(memory_ops(good))} of the aligned "
-        f"one. Its pointers are aligned, but `n_elements` is not known to be "
-        f"a multiple of 16, so the mask may end inside any group of four "
-        f"elements and the compiler cannot prove a 128-bit access stays in "
-        f"bounds."
-    )
+    return {
+        "answer.ops-before": _ops(ops_before),
+        "answer.ops-after": _ops(ops_after),
+        "answer.registers-before": f"{regs[0]}",
+        "answer.registers-after": f"{regs[1]}",
+        "answer.first-call-ratio": f"{a['first_call_ratio']:.0f}×",
+        "answer.warm-ratio": f"{a['warm_ratio']:.2f}×",
+        "odd.ops": _ops(memory_ops(odd)),
+        "aligned.ops": _ops(memory_ops(artifact_build("fp32-aligned"))),
+        "aligned.widest": f"{widest_access_bits(artifact_build('fp32-aligned'))}-bit",
+        "divisibility": f"{TRITON_DIVISIBILITY}",
+    }
 
 
 if __name__ == "__main__":

@@ -17,11 +17,12 @@ import sys
 from hashlib import sha256
 from pathlib import Path
 
+from evidence.artifacts import artifact_path, read_artifact
 from evidence.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_SOURCE = ROOT / "kernels" / "residual_add_relu.py"
-ARTIFACT = ROOT / "results" / "artifacts" / "residual_add_relu.sm_90a.json"
+ARTIFACT = artifact_path("residual_add_relu")
 EXCERPTS = Path(__file__).with_name("ir_excerpts.json")
 BUILDS = {"aligned": "fp32-aligned", "unaligned": "fp32-unaligned"}
 
@@ -74,7 +75,7 @@ def excerpt(asm: dict[str, str]) -> dict[str, str]:
     # --8<-- [end:excerpt]
 
 
-def kernel_text(source: Path = KERNEL_SOURCE) -> str:
+def kernel_source(source: Path = KERNEL_SOURCE) -> str:
     """The jitted function's text, from its decorator to its last line."""
     lines = Path(source).read_text(encoding="utf-8").splitlines()
     start = lines.index("@triton.jit")
@@ -87,7 +88,7 @@ def kernel_text(source: Path = KERNEL_SOURCE) -> str:
 def kernel_sha256(source: Path = KERNEL_SOURCE) -> str:
     """Hash of the kernel's text only: a change elsewhere in the module (a
     goal, a docstring) does not change the compiled kernel."""
-    return sha256(kernel_text(source).encode()).hexdigest()
+    return sha256(kernel_source(source).encode()).hexdigest()
 
 
 def write_excerpts(path: Path = EXCERPTS) -> Path:
@@ -108,15 +109,13 @@ def load_excerpts(path: Path = EXCERPTS) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def load_artifact(path: Path = ARTIFACT) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
 def artifact_build(name: str, path: Path = ARTIFACT) -> dict:
-    for build in load_artifact(path)["builds"]:
+    """One build of the kernel's artifact (read by evidence/artifacts.py)."""
+    folder = Path(path).parent
+    for build in read_artifact("residual_add_relu", folder)["builds"]:
         if build["build"] == name:
             return build
-    raise ValueError(f"name: no build {name!r} in {path}")
+    raise ValueError(f"{path}: no build {name!r}")
 
 
 def _first(lines: list[str], prefix: str) -> str:

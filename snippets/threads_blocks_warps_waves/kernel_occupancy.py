@@ -9,9 +9,9 @@ occupancy.py. It says how many blocks fit, not how fast any of them run.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from evidence.artifacts import TARGET, load
 from evidence.tables import markdown_table
 from kernels.devices import H200
 from snippets.lib.occupancy import register_warps, residency
@@ -30,8 +30,8 @@ def build_residency(build: dict):
 def load_builds(directory: Path = ARTIFACTS) -> list[tuple[str, dict]]:
     """(kernel, build) for every build of every artifact, sorted by kernel."""
     found = []
-    for path in sorted(Path(directory).glob("*.sm_90a.json")):
-        artifact = json.loads(path.read_text(encoding="utf-8"))
+    for path in sorted(Path(directory).glob(f"*.{TARGET}.json")):
+        artifact = load(path.name.split(".")[0], path)
         for build in artifact["builds"]:
             found.append((artifact["kernel"], build))
     return found
@@ -97,7 +97,7 @@ def build_facts(build: dict) -> dict[str, str]:
 def facts() -> dict[str, str]:
     """Every committed build's numbers, keyed kernel.build.what; a page reads
     one as ``<!-- fact: <this file>:matmul.bf16-aligned.registers -->``."""
-    out = {}
+    out = balance_facts()
     for kernel, build in load_builds():
         for what, text in build_facts(build).items():
             out[f"{kernel}.{build['build']}.{what}"] = text
@@ -122,19 +122,21 @@ BALANCE_EXAMPLE = dict(M=4480, N=1024, tile_m=128, tile_n=256)
 TILE_SPEEDUP = 1.1
 
 
-def balance_text() -> str:
+def balance_facts() -> dict[str, str]:
     """The lesson's argument in numbers: a faster tile against a full tail."""
     ex = BALANCE_EXAMPLE
     grid = gemm_work_units(ex["M"], ex["N"], ex["tile_m"], ex["tile_n"])
     now, tuned = tail_cost(grid, 1, TILE_SPEEDUP)
-    even = balanced_time(grid, 1)
-    return (
-        f"a {ex['M']} x {ex['N']} output in {ex['tile_m']} x {ex['tile_n']} "
-        f"tiles is {grid} blocks; at one block per SM that is {now:.0f} "
-        f"block-times. Making every block {100 * (TILE_SPEEDUP - 1):.0f}% "
-        f"faster gives {tuned:.2f}; spreading the same work evenly over "
-        f"the {H200.sm_count} SMs would take {even:.2f}"
-    )
+    return {
+        "balance.output": f"{ex['M']} x {ex['N']}",
+        "balance.tile": f"{ex['tile_m']} x {ex['tile_n']}",
+        "balance.blocks": f"{grid}",
+        "balance.now": f"{now:.0f}",
+        "balance.faster": f"{100 * (TILE_SPEEDUP - 1):.0f}%",
+        "balance.tuned": f"{tuned:.2f}",
+        "balance.sms": f"{H200.sm_count}",
+        "balance.even": f"{balanced_time(grid, 1):.2f}",
+    }
 
 
 def example_waves() -> str:
@@ -147,4 +149,11 @@ def example_waves() -> str:
 
 if __name__ == "__main__":
     print(occupancy_table())
-    print(balance_text())
+    b = balance_facts()
+    print(
+        f"a {b['balance.output']} output in {b['balance.tile']} tiles is "
+        f"{b['balance.blocks']} blocks; at one block per SM that is "
+        f"{b['balance.now']} block-times. Making every block {b['balance.faster']} "
+        f"faster gives {b['balance.tuned']}; spreading the same work evenly over "
+        f"the {b['balance.sms']} SMs would take {b['balance.even']}"
+    )

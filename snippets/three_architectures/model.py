@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from kernels.devices import H200, TARGETS
+from kernels.devices import H200, TARGETS, WARP_SIZE
 
 BF16_BYTES = 2
 FP32_BYTES = 4
-THREADS_PER_WARP = 32
+THREADS_PER_WARP = WARP_SIZE
 #: Work of one matrix instruction (m, n, k): wgmma's widest bf16 shape, and
 #: mma.sync's m16n8k16 (PTX ISA, "Warpgroup MMA" and "Matrix shapes").
 WGMMA_SHAPE = (64, 256, 16)

@@ -46,37 +46,28 @@ def unfused_epilogue_extra_bytes(M: int, N: int, itemsize: int) -> int:
     # --8<-- [end:fusion]
 
 
-def coalescing_text(row_length: int, itemsize: int = 2) -> str:
-    """A warp reading along a row, then down a column of a row-major
-    matrix whose rows hold row_length elements, as one sentence."""
+#: The row length and output size the page's sentences use.
+PAGE_ROW_LENGTH, PAGE_OUTPUT = 4096, (4096, 4096)
+
+
+def facts(itemsize: int = 2) -> dict[str, str]:
+    """Every value the page states about coalescing and fusion, by name."""
     along = warp_sectors(1, itemsize)
-    down = warp_sectors(row_length, itemsize)
-    useful = useful_bytes_per_warp(itemsize)
-    return (
-        f"A warp whose {WARP_LANES} lanes read consecutive "
-        f"{itemsize}-byte values touches {along} sectors "
-        f"({along * SECTOR_BYTES} bytes) for {useful} useful bytes; the same "
-        f"warp reading down a column of a {row_length}-wide row-major matrix "
-        f"touches {down} sectors ({down * SECTOR_BYTES} bytes) for the same "
-        f"{useful} useful bytes."
-    )
-
-
-def sector_text() -> str:
-    """'32-byte sectors'."""
-    return f"{SECTOR_BYTES}-byte sectors"
-
-
-def fusion_text(M: int, N: int, itemsize: int = 2) -> str:
-    """The bytes fusing an elementwise epilogue removes, as prose."""
-    extra = unfused_epilogue_extra_bytes(M, N, itemsize)
-    return (
-        f"For a {M} × {N} output of {itemsize}-byte elements, fusing it into "
-        f"the matmul's store removes {extra:,} bytes "
-        f"({extra / 1e6:.3g} MB) of traffic."
-    )
+    down = warp_sectors(PAGE_ROW_LENGTH, itemsize)
+    extra = unfused_epilogue_extra_bytes(*PAGE_OUTPUT, itemsize)
+    return {
+        "sector": f"{SECTOR_BYTES}-byte",
+        "lanes": f"{WARP_LANES}",
+        "itemsize": f"{itemsize}-byte",
+        "useful": f"{useful_bytes_per_warp(itemsize)}",
+        "along": f"{along} sectors ({along * SECTOR_BYTES} bytes)",
+        "down": f"{down} sectors ({down * SECTOR_BYTES} bytes)",
+        "row-length": f"{PAGE_ROW_LENGTH}",
+        "fusion.output": f"{PAGE_OUTPUT[0]} × {PAGE_OUTPUT[1]}",
+        "fusion.bytes": f"{extra:,} bytes ({extra / 1e6:.3g} MB)",
+    }
 
 
 if __name__ == "__main__":
-    print(coalescing_text(4096))
-    print(fusion_text(4096, 4096))
+    for key, value in facts().items():
+        print(f"{key}: {value}")

@@ -57,11 +57,11 @@ def test_functions(tree: ast.Module) -> list[tuple[str, str]]:
     return found
 
 
-def _shape_text(shape: tuple) -> str:
+def _fmt_shape(shape: tuple) -> str:
     return " × ".join(str(part) for part in shape)
 
 
-def _label_text(label: str) -> str:
+def _fmt_label(label: str) -> str:
     """' (primes)' for 'primes-257x263x67'; '' when the label is only the
     shape again or a list position."""
     words = re.sub(r"-?\d+(x\d+)+$", "", label)
@@ -79,7 +79,7 @@ def coverage_text(path: Path = TEST_FILE) -> str:
     parts = []
     for name, shapes in shape_tables(tree).items():
         listed = ", ".join(
-            f"`{_shape_text(shape)}`" + _label_text(label)
+            f"`{_fmt_shape(shape)}`" + _fmt_label(label)
             for label, shape in shapes.items()
         )
         parts.append(f"Shapes (`M × N × K`, `{name}` in `{rel}`): {listed}.")

@@ -102,7 +102,7 @@ def _shape(row: dict) -> tuple[int, int, int]:
         raise ValueError(f"matmul row has no M, N, K shape: {shape!r}") from exc
 
 
-def _shape_text(shape: tuple[int, int, int]) -> str:
+def _fmt_shape(shape: tuple[int, int, int]) -> str:
     return " × ".join(str(size) for size in shape)
 
 
@@ -161,7 +161,7 @@ def _shape_reading(
     by_provider = {row.get("provider"): row for row in rows}
     shape = _shape(rows[0])
     custom = by_provider.get(CUSTOM)
-    where = _shape_text(shape)
+    where = _fmt_shape(shape)
     if custom is None:
         return f"At {where} the result has no row for the custom kernel."
     if not _timed(custom):

@@ -2,8 +2,9 @@
 
 Shown on docs/kernels/matrix-multiplication/tiled-matmul.md. Everything here
 is pencil arithmetic on six integers (M, N, K and the tile BM, BN, BK) plus
-the element size in bytes; nothing needs a GPU. The `*_text` and `*_table`
-functions at the bottom turn the numbers into the Markdown the page inserts.
+the element size in bytes; nothing needs a GPU. `facts()` formats the numbers
+the page's sentences state, and the `*_table` functions at the bottom turn
+them into the Markdown tables the page inserts.
 
 Run it as a script to print the page's worked example.
 """
@@ -232,22 +233,16 @@ def fmt_seconds(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
-def _bytes_text(nbytes: int) -> str:
+def fmt_bytes(nbytes: int) -> str:
     return f"{fmt_int(nbytes)} bytes ({fmt_si(nbytes, 'B')})"
 
 
-def worked_shape_text() -> str:
-    """'M = N = K = 4096, bf16 (2 bytes), tiles BM x BN x BK = 128 x ...'."""
+def worked_shape() -> str:
+    """'M = N = K = 4096' (or each size when they differ)."""
     w = WORKED
     if w["M"] == w["N"] == w["K"]:
-        shape = f"M = N = K = {w['M']}"
-    else:
-        shape = f"M = {w['M']}, N = {w['N']}, K = {w['K']}"
-    tile = f"{w['BM']} × {w['BN']} × {w['BK']}"
-    return (
-        f"{shape} in bf16 ({WORKED_ITEMSIZE} bytes an element), "
-        f"tiles BM × BN × BK = {tile}"
-    )
+        return f"M = N = K = {w['M']}"
+    return f"M = {w['M']}, N = {w['N']}, K = {w['K']}"
 
 
 def worked_values() -> dict[str, str]:
@@ -267,14 +262,14 @@ def worked_values() -> dict[str, str]:
     peak, bw = H200_BF16_DENSE_FLOP_PER_S, H200_HBM_BYTES_PER_S
     values = {
         "flops": f"{fmt_int(flops)} FLOPs ({fmt_si(flops, 'FLOP')})",
-        "ideal": _bytes_text(ideal),
+        "ideal": fmt_bytes(ideal),
         "blocks": fmt_int(block_count(M, N, BM, BN)),
         "a_repeats": fmt_int(math.ceil(N / BN)),
         "b_repeats": fmt_int(math.ceil(M / BM)),
         "k_steps": fmt_int(math.ceil(K / BK)),
-        "operand_requests": _bytes_text(operand),
-        "stores": _bytes_text(s * M * N),
-        "requested": _bytes_text(requested),
+        "operand_requests": fmt_bytes(operand),
+        "stores": fmt_bytes(s * M * N),
+        "requested": fmt_bytes(requested),
         "ratio": f"{requested / ideal:.1f}",
         "operand_ratio": f"{operand / ideal:.1f}",
         "ideal_intensity": f"{arithmetic_intensity(flops, ideal):.0f}",
@@ -328,10 +323,19 @@ def facts() -> dict[str, str]:
     return {
         **{f"worked.{k}": v for k, v in worked_values().items()},
         **{f"h200.{k}": v for k, v in h200_values().items()},
+        "worked.shape": worked_shape(),
+        "worked.itemsize": f"{WORKED_ITEMSIZE}",
+        "worked.tile": f"{WORKED['BM']} × {WORKED['BN']} × {WORKED['BK']}",
+        **{f"crossing.{k}": crossing(k) for k in CROSSINGS},
+        **tile_range_facts(),
+        **exercise_facts(),
     }
 
 
-def crossing_text(kind: str, itemsize: int = 2) -> str:
+CROSSINGS = ("square", "tile", "tile-accumulator")
+
+
+def crossing(kind: str, itemsize: int = 2) -> str:
     """'square' -> the smallest n x n x n over the ridge on ideal bytes;
     'tile' -> the smallest square tile whose requests reach it;
     'tile-accumulator' -> that tile's float32 accumulator."""
@@ -388,75 +392,48 @@ def tile_table(
     return markdown_table(header, rows, "lrrrrlrr")
 
 
-def tile_range_text(M: int = WORKED["M"], N: int = WORKED["N"]) -> str:
-    """How much the smallest and largest tiles of TABLE_TILES differ in
-    operand requests for the worked sizes."""
+def tile_range_facts(M: int = WORKED["M"], N: int = WORKED["N"]) -> dict:
+    """The smallest and largest tiles of TABLE_TILES and how much they
+    differ in operand requests for the worked sizes."""
     by_area = sorted(TABLE_TILES, key=lambda tile: tile[0] * tile[1])
     (sm, sn, _), (lm, ln, _) = by_area[0], by_area[-1]
     K, s = WORKED["K"], WORKED_ITEMSIZE
     small = operand_request_bytes(M, N, K, sm, sn, s)
     large = operand_request_bytes(M, N, K, lm, ln, s)
-    return (
-        f"going from {sm} × {sn} to {lm} × {ln} tiles divides the operand "
-        f"requests by {small / large:g}"
-    )
+    return {
+        "tile-range.small": f"{sm} × {sn}",
+        "tile-range.large": f"{lm} × {ln}",
+        "tile-range.ratio": f"{small / large:g}",
+    }
 
 
-def exercise_question() -> str:
-    """The exercise's sizes, as the page states them."""
-    e = EXERCISE
-    return (
-        f"A bf16 matmul with M = {e['M']}, N = {e['N']}, K = {e['K']} runs "
-        f"with tiles BM × BN × BK = {e['BM']} × {e['BN']} × {e['BK']}."
-    )
-
-
-def exercise_answer_text() -> str:
-    """The exercise's answer, worked, as Markdown."""
+def exercise_facts() -> dict[str, str]:
+    """The exercise's sizes and its worked answer, formatted, by name."""
     e, s = EXERCISE, 2
     M, N, K, BM, BN, BK = (e[k] for k in ("M", "N", "K", "BM", "BN", "BK"))
     answer = exercise_answer(M, N, K, BM, BN, BK, itemsize=s)
-    return (
-        f"The grid has ⌈{M}/{BM}⌉ × ⌈{N}/{BN}⌉ = "
-        f"{fmt_int(math.ceil(M / BM))} × {fmt_int(math.ceil(N / BN))} = "
-        f"{fmt_int(block_count(M, N, BM, BN))} blocks. "
-        f"A is requested {math.ceil(N / BN)} times and B "
-        f"{math.ceil(M / BM)} times: "
-        f"{_bytes_text(operand_request_bytes(M, N, K, BM, BN, s))} of "
-        f"operand requests against "
-        f"{_bytes_text(ideal_bytes(M, N, K, s))} of ideal traffic, "
-        f"**{answer['operand_requests_per_ideal_byte']:.2f}** request bytes "
-        f"per ideal byte. On ideal bytes the intensity is "
-        f"{answer['ideal_intensity']:.0f} FLOP/byte against the H200's "
-        f"ridge of {H200_BF16_RIDGE:.0f}: **{answer['ideal_limit']}**. "
-        f"Counting every request (and the store of C) as HBM traffic "
-        f"instead gives {answer['request_intensity']:.0f} FLOP/byte, "
-        f"**{answer['request_limit']}**. "
-        + _exercise_reading(answer["ideal_limit"], answer["request_limit"])
-    )
-
-
-def _exercise_reading(ideal_limit: str, request_limit: str) -> str:
-    """What the two verdicts together say, for any pair of them."""
-    if ideal_limit == request_limit == "compute-bound":
-        return (
-            "Even if no repeated request hit in L2, the arithmetic would "
-            "still take longer than the memory traffic."
-        )
-    if ideal_limit == "compute-bound":
-        return (
-            "So the kernel can be compute-bound on an H200 only if L2 "
-            "serves enough of the repeated requests; the pencil cannot say "
-            "whether it does, a device measurement can."
-        )
-    return (
-        "Even with perfect reuse the memory traffic takes longer than the "
-        "arithmetic: no tile size makes this shape compute-bound."
-    )
+    sizes = {f"exercise.{k}": f"{v}" for k, v in e.items()}
+    return {
+        **sizes,
+        "exercise.grid-m": fmt_int(math.ceil(M / BM)),
+        "exercise.grid-n": fmt_int(math.ceil(N / BN)),
+        "exercise.blocks": fmt_int(block_count(M, N, BM, BN)),
+        "exercise.requests": fmt_bytes(operand_request_bytes(M, N, K, BM, BN, s)),
+        "exercise.ideal": fmt_bytes(ideal_bytes(M, N, K, s)),
+        "exercise.ratio": f"{answer['operand_requests_per_ideal_byte']:.2f}",
+        "exercise.ideal-intensity": f"{answer['ideal_intensity']:.0f}",
+        "exercise.ridge": f"{H200_BF16_RIDGE:.0f}",
+        "exercise.ideal-limit": answer["ideal_limit"],
+        "exercise.request-intensity": f"{answer['request_intensity']:.0f}",
+        "exercise.request-limit": answer["request_limit"],
+    }
 
 
 if __name__ == "__main__":
-    print(worked_shape_text())
+    print(
+        f"{worked_shape()} in bf16 ({WORKED_ITEMSIZE} bytes an element), "
+        f"tiles BM × BN × BK = {WORKED['BM']} × {WORKED['BN']} × {WORKED['BK']}"
+    )
     for key in (
         "flops",
         "ideal",

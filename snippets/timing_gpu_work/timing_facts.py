@@ -43,7 +43,7 @@ def host_timer_reads(launch_us: float, kernel_us: float, calls: int) -> dict:
 # --8<-- [end:async-model]
 
 
-def async_text(launch_us: float, kernel_us: float, calls: int) -> str:
+def fmt_async(launch_us: float, kernel_us: float, calls: int) -> str:
     reads = host_timer_reads(launch_us, kernel_us, calls)
     return (
         f"{reads['no sync']:g} µs without a synchronize and "
@@ -165,13 +165,20 @@ def flush_seconds(l2_bytes: int, hbm_bytes_per_s: float, multiple: int) -> float
     # --8<-- [end:flush-cover]
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "async.5.0.50.0.10": fmt_async(5.0, 50.0, 10),
+    }
+
+
 def facts() -> dict[str, str]:
     """Every value the page states by name, formatted for prose; a page
     reads one as ``<!-- fact: <this file>:run.median -->``."""
     from evidence.method import METHOD
     from kernels.devices import H200
 
-    out = {f"run.{k}": v for k, v in run_facts().items()}
+    out = {**page_facts(), **{f"run.{k}": v for k, v in run_facts().items()}}
     out.update({f"exercise.{k}": v for k, v in exercise_facts().items()})
     multiple = METHOD["flush_l2_multiple"]
     out["flush.multiple"] = f"{multiple}×"

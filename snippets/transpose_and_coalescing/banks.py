@@ -82,14 +82,14 @@ def exercise_answer(pad: int) -> int:
     # --8<-- [end:exercise]
 
 
-def exercise_text() -> str:
-    parts = [f"pad {pad}: {exercise_answer(pad)}" for pad in (0, 1, 2, 4)]
-    return (
-        "Passes per column read, by padding in words: "
-        + ", ".join(parts)
-        + ". Each row starts `pad` banks after the one above, so the column "
-        "visits only every gcd(pad, 32)-th bank: an odd pad visits all of them."
-    )
+#: The paddings the exercise asks about, in words per row.
+EXERCISE_PADS = (0, 1, 2, 4)
+
+
+def facts() -> dict[str, str]:
+    """The exercise's answers: passes per column read, by padding."""
+    passes = (f"pad {pad}: {exercise_answer(pad)}" for pad in EXERCISE_PADS)
+    return {"exercise.passes": ", ".join(passes), "banks": f"{BANKS}"}
 
 
 if __name__ == "__main__":

@@ -127,33 +127,20 @@ def _cell(line: str) -> str:
     return line.replace("|", "\\|")
 
 
-def capture_text(field: str) -> str:
-    """One fact about the committed capture, for the prose."""
+def facts() -> dict[str, str]:
+    """Every value the page states about the committed CPU capture."""
     data = load()
-    if data is None:
-        return "(no capture committed)"
     numel = data["shape"][0] * data["shape"][1]
     main, tail = main_and_tail(numel)
     return {
-        "identity": f"torch {data['torch']} on the CPU, "
-        f"captured {data['captured_utc'][:10]}",
-        "shape": "×".join(map(str, data["shape"])),
-        "numel": f"{numel:,}",
-        "main": f"{main:,}",
-        "tail": f"{tail}",
-        "lanes": str(VECTOR_LANES),
-    }[field]
-
-
-def gpu_capture_text() -> str:
-    data = load("cuda")
-    if data is None:
-        return (
-            "No GPU capture is committed yet: the GPU run writes "
-            "`results/inductor/residual_add_relu.cuda.json` with Inductor's "
-            "Triton source, and this section will then show it."
-        )
-    return f"Inductor's Triton source, captured on {data['device_name']}."
+        "capture.torch": f"{data['torch']}",
+        "capture.date": f"{data['captured_utc'][:10]}",
+        "capture.shape": "×".join(map(str, data["shape"])),
+        "capture.numel": f"{numel:,}",
+        "capture.main": f"{main:,}",
+        "capture.tail": f"{tail}",
+        "capture.lanes": str(VECTOR_LANES),
+    }
 
 
 def main(argv: list[str]) -> None:
@@ -167,7 +154,11 @@ def main(argv: list[str]) -> None:
         return
     data = load()
     numel = data["shape"][0] * data["shape"][1]
-    print(f"capture: {capture_text('identity')}, shape {capture_text('shape')}")
+    given = facts()
+    print(
+        f"capture: torch {given['capture.torch']} on the CPU, captured "
+        f"{given['capture.date']}, shape {given['capture.shape']}"
+    )
     print(f"generated loop: {loop_bounds(data['code'])} (numel, end of full vectors)")
     print(f"main and tail at {VECTOR_LANES} lanes: {main_and_tail(numel)}")
     for step, theirs, ours in step_lines(data["code"], KERNEL.read_text()):

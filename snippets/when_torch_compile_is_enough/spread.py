@@ -109,7 +109,7 @@ def runs_table(folder: Path = RESULTS, gpu: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def spread_text(field: str, folder: Path = RESULTS) -> str:
+def fmt_spread(field: str, folder: Path = RESULTS) -> str:
     """Facts for the prose, each computed from the committed runs."""
     found = runs(folder)
     table = verdicts(found)
@@ -134,9 +134,23 @@ def exercise_answer(folder: Path = RESULTS) -> str:
     )
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "spread.flips": fmt_spread("flips"),
+        "spread.runs": fmt_spread("runs"),
+        "spread.steady": fmt_spread("steady"),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
+
+
 if __name__ == "__main__":
     found = runs()
-    print(f"{len(found)} comparison runs ({spread_text('gpu_runs')} on a GPU)")
+    print(f"{len(found)} comparison runs ({fmt_spread('gpu_runs')} on a GPU)")
     for shape, verdict in verdicts(found).items():
         print(f"{shape:>10}: {', '.join(verdict)}")
-    print(f"median order flips at: {spread_text('flips')}")
+    print(f"median order flips at: {fmt_spread('flips')}")

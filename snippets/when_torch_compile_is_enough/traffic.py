@@ -24,14 +24,28 @@ def fusion_ceiling() -> float:
 # --8<-- [end:passes]
 
 
-def passes_text(fused: bool) -> str:
+def fmt_passes(fused: bool) -> str:
     return f"{passes(fused)}N"
 
 
-def ceiling_text() -> str:
+def fmt_ceiling() -> str:
     return f"{fusion_ceiling():.2f}×"
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "ceiling": fmt_ceiling(),
+        "passes.false": fmt_passes(False),
+        "passes.true": fmt_passes(True),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
+
+
 if __name__ == "__main__":
-    print(f"eager: {passes_text(False)} element passes, fused: {passes_text(True)}")
-    print(f"fusion can save at most {ceiling_text()} at equal bandwidth")
+    print(f"eager: {fmt_passes(False)} element passes, fused: {fmt_passes(True)}")
+    print(f"fusion can save at most {fmt_ceiling()} at equal bandwidth")

@@ -1,5 +1,5 @@
 """The worked problems of the whole-model roofline lesson: every number the
-page states is returned, as text, by a function here."""
+page states comes from facts() here, formatted by the fmt_* functions."""
 
 from evidence.tables import markdown_table
 from kernels.devices import H200
@@ -27,7 +27,7 @@ WORKED = {
 }
 
 
-def given_text(name: str, key: str = "") -> str:
+def fmt_given(name: str, key: str = "") -> str:
     value = WORKED[name][key] if key else WORKED[name]
     if name == "corpus_tokens":
         return f"{value / 1e12:g} trillion"
@@ -40,16 +40,16 @@ def gflop(value: float) -> str:
     return f"{value / 1e9:,.1f} GFLOP"
 
 
-def six_n_text(key: str) -> str:
+def fmt_six_n(key: str) -> str:
     return gflop(6 * matmul_params(model(key)))
 
 
-def attention_term_text(key: str) -> str:
+def fmt_attention_term(key: str) -> str:
     """The training attention term, 12*L*H*Q*T, at the worked length."""
     return gflop(3 * attention_flops_per_token(model(key), WORKED["seq_len"]))
 
 
-def training_text(key: str) -> str:
+def fmt_training(key: str) -> str:
     return gflop(training_flops_per_token(model(key), WORKED["seq_len"]))
 
 
@@ -59,7 +59,7 @@ def attention_share(key: str) -> float:
     return 3 * attention_flops_per_token(cfg, WORKED["seq_len"]) / total
 
 
-def attention_share_text(key: str) -> str:
+def fmt_attention_share(key: str) -> str:
     return f"{attention_share(key):.0%}"
 
 
@@ -73,7 +73,7 @@ def mfu_value(key: str, with_attention: bool = True) -> float:
     return mfu(WORKED["tokens_per_s_per_gpu"][key], flops)
 
 
-def mfu_text(key: str, with_attention: bool = True) -> str:
+def fmt_mfu(key: str, with_attention: bool = True) -> str:
     return f"{mfu_value(key, with_attention):.1%}"
 
 
@@ -85,7 +85,7 @@ def training_days(key: str) -> float:
     return flops / rate / 86400
 
 
-def training_days_text(key: str) -> str:
+def fmt_training_days(key: str) -> str:
     return f"{training_days(key):,.0f} days"
 
 
@@ -115,24 +115,24 @@ def layer_table(key: str, phase: str) -> str:
     return markdown_table(header, rows, "lrrrlr") + "\n"
 
 
-def layer_time_text(key: str, phase: str) -> str:
-    return duration_text(sum(op.seconds() for op in ops(key, phase)))
+def fmt_layer_time(key: str, phase: str) -> str:
+    return fmt_duration(sum(op.seconds() for op in ops(key, phase)))
 
 
-def biggest_op_text(key: str, phase: str) -> str:
+def fmt_biggest_op(key: str, phase: str) -> str:
     items = ops(key, phase)
     top = max(items, key=lambda op: op.seconds())
     share = top.seconds() / sum(op.seconds() for op in items)
     return f"{top.name} ({share:.0%})"
 
 
-def per_token_time_text(key: str, phase: str) -> str:
+def fmt_per_token_time(key: str, phase: str) -> str:
     """Whole model, per generated or prompt token (layers only)."""
     cfg = model(key)
     items = ops(key, phase)
     tokens = WORKED["batch"] if phase == "decode" else WORKED["prompt"]
     seconds = cfg.layers * sum(op.seconds() for op in items) / tokens
-    return duration_text(seconds)
+    return fmt_duration(seconds)
 
 
 # --8<-- [start:head]
@@ -168,6 +168,41 @@ def causal_prefill_attention(key: str) -> tuple[float, float]:
     return discounted, seconds / (others + seconds)
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "attention-share.llama3-70b": fmt_attention_share("llama3-70b"),
+        "attention-share.llama3-8b": fmt_attention_share("llama3-8b"),
+        "attention-term.llama3-70b": fmt_attention_term("llama3-70b"),
+        "attention-term.llama3-8b": fmt_attention_term("llama3-8b"),
+        "biggest-op.llama3-8b.decode": fmt_biggest_op("llama3-8b", "decode"),
+        "given.context": fmt_given("context"),
+        "given.corpus_tokens": fmt_given("corpus_tokens"),
+        "given.gpus": fmt_given("gpus"),
+        "given.prompt": fmt_given("prompt"),
+        "given.seq_len": fmt_given("seq_len"),
+        "given.target_mfu": fmt_given("target_mfu"),
+        "given.tokens_per_s_per_gpu.llama3-70b": fmt_given(
+            "tokens_per_s_per_gpu", "llama3-70b"
+        ),
+        "given.tokens_per_s_per_gpu.llama3-8b": fmt_given(
+            "tokens_per_s_per_gpu", "llama3-8b"
+        ),
+        "layer-time.llama3-8b.decode": fmt_layer_time("llama3-8b", "decode"),
+        "mfu.llama3-70b": fmt_mfu("llama3-70b"),
+        "mfu.llama3-70b.false": fmt_mfu("llama3-70b", False),
+        "mfu.llama3-8b": fmt_mfu("llama3-8b"),
+        "mfu.llama3-8b.false": fmt_mfu("llama3-8b", False),
+        "per-token-time.llama3-8b.decode": fmt_per_token_time("llama3-8b", "decode"),
+        "per-token-time.llama3-8b.prefill": fmt_per_token_time("llama3-8b", "prefill"),
+        "six-n.llama3-70b": fmt_six_n("llama3-70b"),
+        "six-n.llama3-8b": fmt_six_n("llama3-8b"),
+        "training-days.llama3-70b": fmt_training_days("llama3-70b"),
+        "training-days.llama3-8b": fmt_training_days("llama3-8b"),
+        "training.llama3-8b": fmt_training("llama3-8b"),
+    }
+
+
 def facts() -> dict[str, str]:
     """Values the page states by name, formatted for prose; a page reads one
     as ``<!-- fact: <this file>:decode.model_step -->``."""
@@ -176,8 +211,9 @@ def facts() -> dict[str, str]:
     discounted, share = causal_prefill_attention("llama3-8b")
     kv_width = cfg.kv_heads * cfg.head_dim
     return {
-        "decode.head": duration_text(head_op("llama3-8b", "decode").seconds()),
-        "decode.model_step": duration_text(model_step_seconds("llama3-8b")),
+        **page_facts(),
+        "decode.head": fmt_duration(head_op("llama3-8b", "decode").seconds()),
+        "decode.model_step": fmt_duration(model_step_seconds("llama3-8b")),
         "prefill.attention": gflop(items["attention"].flops),
         "prefill.attention_causal": gflop(discounted),
         "prefill.attention_causal_share": f"{share:.1%}",
@@ -191,7 +227,7 @@ def facts() -> dict[str, str]:
     }
 
 
-def duration_text(seconds: float) -> str:
+def fmt_duration(seconds: float) -> str:
     if seconds >= 1e-3:
         return f"{seconds * 1e3:,.3g} ms"
     return f"{seconds * 1e6:,.3g} µs"
@@ -200,8 +236,8 @@ def duration_text(seconds: float) -> str:
 if __name__ == "__main__":
     # The lesson's givens only; what the exercises compute from them stays in
     # their folds on the page.
-    print(f"training sequence length: {given_text('seq_len')} tokens")
-    print(f"prefill prompt: {given_text('prompt')} tokens")
-    print(f"decode: batch {given_text('batch')}, {given_text('context')} cached tokens")
-    print(f"pre-training corpus: {given_text('corpus_tokens')} tokens")
-    print(f"cluster: {given_text('gpus')} GPUs at {given_text('target_mfu')} MFU")
+    print(f"training sequence length: {fmt_given('seq_len')} tokens")
+    print(f"prefill prompt: {fmt_given('prompt')} tokens")
+    print(f"decode: batch {fmt_given('batch')}, {fmt_given('context')} cached tokens")
+    print(f"pre-training corpus: {fmt_given('corpus_tokens')} tokens")
+    print(f"cluster: {fmt_given('gpus')} GPUs at {fmt_given('target_mfu')} MFU")

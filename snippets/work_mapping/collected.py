@@ -110,8 +110,20 @@ def broken_variant_table(paths: tuple[str, ...] | str = PROJECT_TESTS) -> str:
     return markdown_table(header, rows, escape=False) + "\n"
 
 
-def test_dirs_text() -> str:
+def fmt_test_dirs() -> str:
     return ", ".join(f"`{p}`" for p in PROJECT_TESTS)
+
+
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "test-dirs": fmt_test_dirs(),
+    }
+
+
+def facts() -> dict[str, str]:
+    """Every value the page states, formatted, by name."""
+    return page_facts()
 
 
 if __name__ == "__main__":

@@ -71,3 +71,42 @@ def test_cross_field_rules_are_checked_on_load(folder):
     (folder / "gpu_valid.json").write_text(json.dumps(data))
     with pytest.raises(ResultFileError, match=r"p20_ms"):
         load_result(folder / "gpu_valid.json")
+
+
+def _cell_result(index: int, cells: int, copy_rate: float, plan: str = "a" * 64):
+    from evidence.benchmarks import Result
+
+    data = {
+        "run_status": "complete",
+        "identity": {
+            "commit": "c0ffee",
+            "started_utc": f"2026-12-01T10:00:0{index}+00:00",
+            "finished_utc": f"2026-12-01T10:01:0{index}+00:00",
+            "profile": "full",
+            "device_kind": "cuda",
+            "cell": {"plan_sha256": plan, "index": index, "cells": cells},
+        },
+        "device": {"name": "NVIDIA H200", "uuid": "GPU-1"},
+        "kernels": {f"k{index}": {"sources": {}}},
+        "ceilings": {"copy": {"best_bandwidth_bytes_per_s": copy_rate}},
+        "rows": [{"kernel": f"k{index}"}],
+        "shape_errors": [],
+    }
+    return Result(Path(f"cell{index}.json"), f"cell{index}.json", b"", str(index), data)
+
+
+def test_merge_cells_joins_a_complete_manifest_and_leaves_an_incomplete_one():
+    from evidence.benchmarks import merge_cells
+
+    one, two = _cell_result(1, 2, 3e12), _cell_result(0, 2, 4e12)
+    (joined,) = merge_cells([one, two])
+    assert [r["kernel"] for r in joined.data["rows"]] == ["k0", "k1"]  # cell order
+    assert set(joined.data["kernels"]) == {"k0", "k1"}
+    assert joined.data["ceilings"]["copy"]["best_bandwidth_bytes_per_s"] == 4e12
+    assert joined.data["identity"]["finished_utc"].endswith("01:01+00:00")
+    assert "cell" not in joined.data["identity"]
+    assert one.data["identity"]["cell"]["index"] == 1  # the files stay as read
+    alone = [_cell_result(0, 3, 1e12), _cell_result(1, 3, 1e12)]
+    assert merge_cells(alone) == alone  # a cell missing: not joined
+    other = [_cell_result(0, 2, 1e12), _cell_result(1, 2, 1e12, plan="b" * 64)]
+    assert merge_cells(other) == other  # two manifests never mix

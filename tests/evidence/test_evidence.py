@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import evidence as results
+import evidence
 
 FIXTURES = (
     Path(__file__).resolve().parents[1] / "scripts" / "site" / "fixtures" / "bench"
@@ -17,22 +17,22 @@ def good() -> dict:
 
 
 def test_statuses_are_read_from_the_schema():
-    assert results.enum("bench", "run_status") == (
+    assert evidence.enum("bench", "run_status") == (
         "running",
         "complete",
         "interrupted",
         "failed",
     )
-    assert "interpreter-correctness-only" in results.enum("bench", "row_status")
+    assert "interpreter-correctness-only" in evidence.enum("bench", "row_status")
     with pytest.raises(KeyError, match="no schema for 'nope'"):
-        results.schema("nope")
+        evidence.schema("nope")
 
 
 def test_write_then_read_round_trips(tmp_path):
-    path = results.write("bench", tmp_path / "r.json", good())
-    loaded = results.read("bench", path, tmp_path)
+    path = evidence.write("bench", tmp_path / "r.json", good())
+    loaded = evidence.read("bench", path, tmp_path)
     assert loaded.data == good()
-    assert loaded.sha256 == results.sha256_file(path)
+    assert loaded.sha256 == evidence.sha256_file(path)
     assert loaded.name == "r.json"
     assert not list(tmp_path.glob(".*.tmp"))
 
@@ -40,8 +40,8 @@ def test_write_then_read_round_trips(tmp_path):
 def test_write_refuses_an_invalid_file_and_leaves_nothing(tmp_path):
     data = good()
     data["rows"][0]["bytes_moved"] = -1  # physical quantities are non-negative
-    with pytest.raises(results.ResultFileError, match=r"'rows\[0\]\.bytes_moved'"):
-        results.write("bench", tmp_path / "r.json", data)
+    with pytest.raises(evidence.ResultFileError, match=r"'rows\[0\]\.bytes_moved'"):
+        evidence.write("bench", tmp_path / "r.json", data)
     assert not list(tmp_path.iterdir())
 
 
@@ -58,8 +58,8 @@ def test_write_refuses_an_invalid_file_and_leaves_nothing(tmp_path):
 def test_read_refuses_what_is_not_a_result(tmp_path, text, message):
     path = tmp_path / "bad.json"
     path.write_text(text)
-    with pytest.raises(results.ResultFileError, match=f"bad.json: .*{message}"):
-        results.read("bench", path, tmp_path)
+    with pytest.raises(evidence.ResultFileError, match=f"bad.json: .*{message}"):
+        evidence.read("bench", path, tmp_path)
 
 
 def test_read_refuses_links_and_folders(tmp_path):
@@ -67,38 +67,38 @@ def test_read_refuses_links_and_folders(tmp_path):
     target.write_text(json.dumps(good()))
     link = tmp_path / "link.json"
     link.symlink_to(target)
-    with pytest.raises(results.ResultFileError, match="not a regular file"):
-        results.read("bench", link, tmp_path)
-    with pytest.raises(results.ResultFileError, match="not a regular file"):
-        results.read("bench", tmp_path, tmp_path)
+    with pytest.raises(evidence.ResultFileError, match="not a regular file"):
+        evidence.read("bench", link, tmp_path)
+    with pytest.raises(evidence.ResultFileError, match="not a regular file"):
+        evidence.read("bench", tmp_path, tmp_path)
 
 
 def test_triton_rows_must_say_what_launched():
     data = good()
     triton = next(r for r in data["rows"] if r["provider_kind"] == "triton")
     triton["launches"] = [{"kernel": "k", "constexprs": {}, "num_warps": 0}]
-    with pytest.raises(results.ResultFileError, match="num_warps"):
-        results.validate("bench", data, "f.json")
+    with pytest.raises(evidence.ResultFileError, match="num_warps"):
+        evidence.validate("bench", data, "f.json")
     del triton["launches"]
-    with pytest.raises(results.ResultFileError, match="'launches' is a required"):
-        results.validate("bench", data, "f.json")
+    with pytest.raises(evidence.ResultFileError, match="'launches' is a required"):
+        evidence.validate("bench", data, "f.json")
 
 
 def test_stale_changes_lists_each_changed_file():
     recorded = {"a.py": "1", "b.py": "2"}
     now = {"a.py": "1", "b.py": "3", "c.py": "4"}
-    assert results.stale_changes(recorded, now) == [
+    assert evidence.stale_changes(recorded, now) == [
         {"path": "b.py", "was": "2", "now": "3"},
         {"path": "c.py", "was": None, "now": "4"},
     ]
 
 
 def test_kernel_source_paths_ignore_odd_names(tmp_path):
-    assert results.kernel_source_paths("../etc", tmp_path) == []
+    assert evidence.kernel_source_paths("../etc", tmp_path) == []
     (tmp_path / "kernels").mkdir()
     (tmp_path / "kernels" / "k.py").write_text("# k\n")
-    assert results.current_sources("k", tmp_path) == {
-        "kernels/k.py": results.sha256_file(tmp_path / "kernels" / "k.py")
+    assert evidence.current_sources("k", tmp_path) == {
+        "kernels/k.py": evidence.sha256_file(tmp_path / "kernels" / "k.py")
     }
 
 

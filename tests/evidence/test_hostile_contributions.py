@@ -271,7 +271,7 @@ def render_everything(folder: Path, root: Path, plots: bool = False) -> str:
         for k in kernels
     ]
     texts.append(bench_pages.all_results(results_dir=folder, root=root))
-    texts.append(gpu_status.gpu_results_text(folder, root))
+    texts.append(", ".join(gpu_status.gpu_status(folder, root)["devices"]))
     texts.append(measurement.reading(results_dir=folder, root=root))
     return "\n".join(texts)
 

@@ -83,3 +83,12 @@ def test_at_least_eight_figures_on_the_kernel_and_foundations_pages():
         n for page, n in counts.items() if page.startswith(("kernels/", "foundations/"))
     )
     assert placed >= 8, counts
+
+
+def test_a_published_bandwidth_is_stated_as_a_share_of_its_line_rate():
+    from evidence.published import published_share
+
+    assert published_share("nccl-nvlink-ring-busbw") == "82%"  # 370 of 450
+    assert published_share("nccl-nic-200g-busbw") == "96%"  # 24 of 25
+    with pytest.raises(ValueError, match="line rate"):
+        published_share("fa3-fp16-forward")  # not a bandwidth

@@ -10,8 +10,8 @@ large ones, without running a kernel: the launches are recorded on "meta"
 tensors and never executed.
 """
 
+import ast
 import dataclasses
-import importlib
 import inspect
 import json
 import math
@@ -22,8 +22,16 @@ import torch
 import triton
 
 import kernels.inputs
-import kernels.transpose as transpose
-from kernels.descriptor import PROFILES, Descriptor, Goal, Launch, Target, discover
+import kernels.transpose.versions as transpose
+from kernels.descriptor import (
+    PROFILES,
+    Descriptor,
+    Goal,
+    Launch,
+    Target,
+    discover,
+    kernel_module,
+)
 from kernels.launches import (
     DEVICE_CONSTEXPRS,
     grid_violation,
@@ -249,7 +257,7 @@ def test_artifact_builds_name_every_parameter(name):
     """signature, fixed and the launch's constexprs together give every
     parameter of the compiled function exactly once."""
     d = DESCRIPTORS[name]
-    module = importlib.import_module(f"kernels.{name}")
+    module = kernel_module(name)
     builds = [b.build for b in d.artifact_builds]
     assert d.artifact_builds and len(builds) == len(set(builds))
     for build in d.artifact_builds:
@@ -422,3 +430,37 @@ def test_kernels_are_found_as_modules_and_packages_without_importing(tmp_path):
     )
     (tmp_path / "grown" / "versions.py").write_text("DESCRIPTOR = 0\n")
     assert declared_kernels(tmp_path) == ["flat", "grown"]
+
+
+def test_kernel_module_finds_each_part_of_a_package_and_of_a_single_file():
+    import kernels.residual_add_relu
+    import kernels.softmax.describe
+    import kernels.softmax.versions
+
+    assert kernel_module("softmax") is kernels.softmax.versions
+    assert kernel_module("softmax", "describe") is kernels.softmax.describe
+    assert kernel_module("residual_add_relu") is kernels.residual_add_relu
+    single = kernel_module("residual_add_relu", "describe")
+    assert single is kernels.residual_add_relu
+
+
+@pytest.mark.parametrize(
+    ("name", "part", "message"),
+    [
+        ("softmax", "launcher", "not 'versions' or 'describe'"),
+        ("../evil", "versions", "not a module name"),
+    ],
+    ids=["unknown-part", "not-a-name"],
+)
+def test_kernel_module_refuses_an_unknown_part_or_a_path(name, part, message):
+    with pytest.raises(ValueError, match=message):
+        kernel_module(name, part)
+
+
+def test_a_kernel_package_init_holds_no_code():
+    # One mechanism: the package's parts are its modules; no proxy in between.
+    for name in DESCRIPTORS:
+        init = Path(kernels.inputs.__file__).parent / name / "__init__.py"
+        if init.is_file():
+            body = ast.parse(init.read_text(encoding="utf-8")).body
+            assert len(body) == 1 and isinstance(body[0], ast.Expr), init

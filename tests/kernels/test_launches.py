@@ -5,7 +5,7 @@ import torch
 from triton.runtime.jit import JITFunction
 
 import kernels.residual_add_relu as rar
-import kernels.scan as scan
+import kernels.scan.versions as scan
 from kernels.descriptor import Launch
 from kernels.launches import GRID_LIMITS, grid_violation, record_launches
 from tests.helpers.kernel_checks import random_tensor

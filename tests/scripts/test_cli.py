@@ -15,3 +15,12 @@ def test_a_bad_argument_is_one_line_naming_the_tool(capsys):
     assert err.count("\n") == 1
     assert err.startswith("x: argument --n: invalid int value: 'many'")
     assert err.endswith("(see --help)\n")
+
+
+def test_without_a_tool_name_the_line_starts_with_the_command(capsys):
+    parser = OneLineParser(prog="python -m scripts.y")
+    with pytest.raises(SystemExit) as caught:
+        parser.parse_args(["--bogus"])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert err == "python -m scripts.y: unrecognized arguments: --bogus (see --help)\n"

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.shared import shared_dir
-from tests.site.sitebuild import QUIET, ROOT, build_errors
+from tests.site.sitebuild import BUILD_HANG_S, QUIET, ROOT, build_errors
 
 MARK = "ZQX"
 #: What a result string becomes in the copy: ``MARK`` in a tag, an attribute
@@ -193,7 +193,7 @@ def seeded_site(tmp_path_factory) -> Path:
             cwd=copy,
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=BUILD_HANG_S,  # a hang guard only
             env={**__import__("os").environ, **QUIET, "PYTHONPATH": str(copy)},
         )
         if result.returncode != 0:

@@ -32,7 +32,7 @@ def model(key: str) -> ModelConfig:
     return MODELS[key]
 
 
-def params_text(key: str) -> str:
+def fmt_params(key: str) -> str:
     return f"{parameter_count(model(key))['total'] / 1e9:.2f} billion"
 
 
@@ -53,7 +53,7 @@ def fp32_gradient_bytes() -> int:
     )
 
 
-def bytes_per_parameter_text() -> str:
+def fmt_bytes_per_parameter() -> str:
     return f"{bytes_per_parameter()} bytes"
 
 
@@ -65,11 +65,11 @@ def model_state_gb(key: str, gradient_bytes: int = 2) -> float:
     return round(sum(state.values()) / GB, 1)
 
 
-def model_state_text(key: str) -> str:
+def fmt_model_state(key: str) -> str:
     return f"{model_state_gb(key):.1f} GB"
 
 
-def state_headroom_text(key: str, gradient_bytes: int = 2) -> str:
+def fmt_state_headroom(key: str, gradient_bytes: int = 2) -> str:
     """What one H200 has left once the model states are in."""
     params = parameter_count(model(key))["total"]
     state = model_state_bytes(params, gradient_bytes=gradient_bytes)
@@ -86,11 +86,11 @@ def per_token_layer_bytes(key: str, recompute: str) -> float:
     return activation_bytes_per_layer(s, b, cfg.hidden, cfg.heads, recompute) / (s * b)
 
 
-def per_token_layer_text(key: str, recompute: str) -> str:
+def fmt_per_token_layer(key: str, recompute: str) -> str:
     return f"{per_token_layer_bytes(key, recompute) / 1024:,.0f} KiB"
 
 
-def activations_text(key: str, recompute: str) -> str:
+def fmt_activations(key: str, recompute: str) -> str:
     """All layers' saved activations for the worked micro-batch."""
     cfg = model(key)
     parts = training_memory_bytes(
@@ -99,7 +99,7 @@ def activations_text(key: str, recompute: str) -> str:
     return gb(parts["activations"])
 
 
-def total_text(key: str, recompute: str) -> str:
+def fmt_total(key: str, recompute: str) -> str:
     cfg = model(key)
     parts = training_memory_bytes(
         cfg, WORKED["micro_batch"], WORKED["seq_len"], recompute
@@ -129,7 +129,7 @@ def longest_sequence(key: str, recompute: str, zero_stage: int = 0) -> int:
     return lo
 
 
-def longest_sequence_text(key: str, recompute: str) -> str:
+def fmt_longest_sequence(key: str, recompute: str) -> str:
     return f"{longest_sequence(key, recompute):,} tokens"
 
 
@@ -151,12 +151,12 @@ def min_ranks(key: str, zero_stage: int, recompute: str = "full") -> int | None:
         ranks += 1
 
 
-def min_ranks_text(key: str, zero_stage: int) -> str:
+def fmt_min_ranks(key: str, zero_stage: int) -> str:
     ranks = min_ranks(key, zero_stage)
     return "no number of GPUs" if ranks is None else f"{ranks} GPUs"
 
 
-def unsharded_text(key: str, zero_stage: int) -> str:
+def fmt_unsharded(key: str, zero_stage: int) -> str:
     """What stays whole on every rank at a ZeRO stage (the floor)."""
     params = parameter_count(model(key))["total"]
     parts = model_state_bytes(params, zero_stage, 10**12)
@@ -202,11 +202,11 @@ def state_table(key: str) -> str:
     return markdown_table(header, rows, "lrrrr") + "\n"
 
 
-def ranks_text() -> str:
+def fmt_ranks() -> str:
     return str(WORKED["data_parallel"])
 
 
-def seq_text() -> str:
+def fmt_seq() -> str:
     return f"{WORKED['seq_len']:,}"
 
 
@@ -227,20 +227,53 @@ def per_token_parts(key: str) -> dict[str, float]:
     }
 
 
+def page_facts() -> dict[str, str]:
+    """The worked values the page states, formatted, by name."""
+    return {
+        "bytes-per-parameter": fmt_bytes_per_parameter(),
+        "longest-sequence.llama3-8b.full": fmt_longest_sequence("llama3-8b", "full"),
+        "longest-sequence.llama3-8b.none": fmt_longest_sequence("llama3-8b", "none"),
+        "longest-sequence.llama3-8b.selective": fmt_longest_sequence(
+            "llama3-8b", "selective"
+        ),
+        "min-ranks.llama3-70b.0": fmt_min_ranks("llama3-70b", 0),
+        "min-ranks.llama3-70b.1": fmt_min_ranks("llama3-70b", 1),
+        "min-ranks.llama3-70b.2": fmt_min_ranks("llama3-70b", 2),
+        "min-ranks.llama3-70b.3": fmt_min_ranks("llama3-70b", 3),
+        "model-state.llama3-8b": fmt_model_state("llama3-8b"),
+        "params.llama3-70b": fmt_params("llama3-70b"),
+        "params.llama3-8b": fmt_params("llama3-8b"),
+        "per-token-layer.llama3-8b.full": fmt_per_token_layer("llama3-8b", "full"),
+        "per-token-layer.llama3-8b.none": fmt_per_token_layer("llama3-8b", "none"),
+        "per-token-layer.llama3-8b.selective": fmt_per_token_layer(
+            "llama3-8b", "selective"
+        ),
+        "ranks": fmt_ranks(),
+        "seq": fmt_seq(),
+        "state-headroom.llama3-8b": fmt_state_headroom("llama3-8b"),
+        "total.llama3-8b.full": fmt_total("llama3-8b", "full"),
+        "total.llama3-8b.none": fmt_total("llama3-8b", "none"),
+        "total.llama3-8b.selective": fmt_total("llama3-8b", "selective"),
+        "unsharded.llama3-70b.1": fmt_unsharded("llama3-70b", 1),
+        "unsharded.llama3-70b.2": fmt_unsharded("llama3-70b", 2),
+    }
+
+
 def facts() -> dict[str, str]:
     """Every value the page states by name, formatted for prose; a page reads
     one as ``<!-- fact: snippets/lib/training_memory/worked.py:h200.memory -->``."""
     out = {
+        **page_facts(),
         "h200.memory": gb(H200.memory_bytes),
         "h200.memory_mib": f"{H200.memory_bytes // 2**20:,} MiB",
         "bytes_per_parameter.fp32_gradients": f"{fp32_gradient_bytes()} bytes",
         "state.llama3-8b.fp32_gradients": (
             f"{model_state_gb('llama3-8b', FP32_GRADIENT_BYTES):.1f} GB"
         ),
-        "headroom.llama3-8b.fp32_gradients": state_headroom_text(
+        "headroom.llama3-8b.fp32_gradients": fmt_state_headroom(
             "llama3-8b", FP32_GRADIENT_BYTES
         ),
-        "total.llama3-8b.full.fp32_gradients": fp32_gradient_total_text("llama3-8b"),
+        "total.llama3-8b.full.fp32_gradients": fmt_fp32_gradient_total("llama3-8b"),
         "tiny.parameters": f"{tiny_run()['parameters']:,}",
         "tiny.predicted": f"{tiny_state_bytes_predicted():,.0f} bytes",
         "tiny.measured": f"{tiny_state_bytes_measured():,.0f} bytes",
@@ -260,7 +293,7 @@ def facts() -> dict[str, str]:
     return out
 
 
-def fp32_gradient_total_text(key: str) -> str:
+def fmt_fp32_gradient_total(key: str) -> str:
     """The worked sequence under full recomputation with fp32 gradients."""
     cfg = model(key)
     parts = training_memory_bytes(
@@ -277,10 +310,8 @@ def fp32_gradient_total_text(key: str) -> str:
 if __name__ == "__main__":
     # The lesson's givens; the exercises' answers stay in their folds.
     for key in MODELS:
-        print(f"{key} parameters: {params_text(key)}")
-    print(
-        f"model state, mixed-precision Adam: {bytes_per_parameter_text()} a parameter"
-    )
+        print(f"{key} parameters: {fmt_params(key)}")
+    print(f"model state, mixed-precision Adam: {fmt_bytes_per_parameter()} a parameter")
     print(f"one H200: {facts()['h200.memory']} ({facts()['h200.memory_mib']})")
-    print(f"worked sequence: {seq_text()} tokens; data-parallel ranks: {ranks_text()}")
+    print(f"worked sequence: {fmt_seq()} tokens; data-parallel ranks: {fmt_ranks()}")
     print(f"recomputation modes: {', '.join(RECOMPUTE)}")

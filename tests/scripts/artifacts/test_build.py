@@ -16,12 +16,20 @@ import pytest
 import torch
 import triton
 
-import evidence as results
-from kernels.descriptor import Launch, discover
+import evidence
+from evidence import artifacts as reader
+from kernels.descriptor import Launch, discover, kernel_module
 from scripts.artifacts import build as artifacts
-from scripts.artifacts.build import load_build
 
 DESCRIPTORS = discover()
+
+
+def load_build(kernel, build, folder=None, target=reader.TARGET):
+    """One build's record, read by the one artifact reader."""
+    path = reader.artifact_path(kernel, folder=folder, target=target)
+    return reader.build(kernel, build, path)
+
+
 PLANS = [plan for d in DESCRIPTORS.values() for plan in artifacts.plans(d)]
 
 
@@ -33,7 +41,7 @@ def _first_record(plan):
     """The plan's record in the first target it is built for (sm_120a's own
     tiles are built for sm_120a only)."""
     target = next(t for t in artifacts.TARGETS if plan.build.built_for(t))
-    return load_build(plan.kernel, plan.build.build, artifacts.ARTIFACT_DIR, target)
+    return load_build(plan.kernel, plan.build.build, target=target)
 
 
 # ------------------------------------------------------------ freshness
@@ -47,7 +55,7 @@ def test_every_artifact_matches_its_kernel_source():
 def test_a_changed_source_is_reported_as_stale(tmp_path):
     # Known-broken: an artifact whose recorded source hash is not the file's.
     shutil.copytree(artifacts.ARTIFACT_DIR, tmp_path, dirs_exist_ok=True)
-    path = artifacts.artifact_path("residual_add_relu", tmp_path)
+    path = reader.artifact_path("residual_add_relu", folder=tmp_path)
     record = json.loads(path.read_text())
     record["source_sha256"] = "0" * 64
     path.write_text(json.dumps(record))
@@ -86,8 +94,8 @@ def test_a_missing_artifact_is_reported(tmp_path):
 def test_an_artifact_for_another_target_is_reported(tmp_path):
     # Known-broken: an sm_90a build copied under the sm_120a name.
     shutil.copytree(artifacts.ARTIFACT_DIR, tmp_path, dirs_exist_ok=True)
-    hopper = artifacts.artifact_path("scan", tmp_path, "sm_90a")
-    shutil.copy(hopper, artifacts.artifact_path("scan", tmp_path, "sm_120a"))
+    hopper = reader.artifact_path("scan", folder=tmp_path, target="sm_90a")
+    shutil.copy(hopper, reader.artifact_path("scan", folder=tmp_path, target="sm_120a"))
     problems = artifacts.stale_artifacts(tmp_path)
     assert problems == [
         "scan: scan.sm_120a.json holds sm_90a; rebuild with "
@@ -98,7 +106,7 @@ def test_an_artifact_for_another_target_is_reported(tmp_path):
 def test_every_committed_artifact_belongs_to_a_descriptor():
     committed = sorted(p.name for p in artifacts.ARTIFACT_DIR.glob("*.json"))
     wanted = sorted(
-        artifacts.artifact_path(k, target=target).name
+        reader.artifact_path(k, target=target).name
         for k in artifacts.built_kernels(DESCRIPTORS)
         for target in artifacts.TARGETS
     )
@@ -108,7 +116,7 @@ def test_every_committed_artifact_belongs_to_a_descriptor():
 @pytest.mark.parametrize("plan", PLANS, ids=_plan_id)
 def test_plan_matches_its_function(plan):
     # Checked without compiling: the parameters, in order, and their values.
-    module = sys.modules[f"kernels.{plan.kernel}"]
+    module = kernel_module(plan.kernel)
     params = getattr(module, plan.launch.kernel).arg_names
     assert list(plan.signature) == params
     constexprs = {n for n, t in plan.signature.items() if t == "constexpr"}
@@ -150,7 +158,7 @@ def test_build_names_are_unique_per_kernel():
     ids=lambda p: p.name.removesuffix(".json"),
 )
 def test_every_committed_file_validates_against_the_schema(path):
-    data = results.read("artifact", path).data
+    data = evidence.read("artifact", path).data
     assert path.name == f"{data['kernel']}.{data['target']}.json"
     assert data["schema"] == artifacts.SCHEMA
     for record in data["builds"]:
@@ -179,15 +187,15 @@ def test_every_build_records_the_config_its_descriptor_gives_today(plan):
 
 def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
     # Known-broken: a build whose register count is not a number.
-    record = artifacts.load_artifact("residual_add_relu")
+    record = reader.read_artifact("residual_add_relu")
     record["builds"][1]["registers"] = "many"
     path = tmp_path / "residual_add_relu.sm_90a.json"
-    with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
-        results.write("artifact", path, record)  # refused on write...
+    with pytest.raises(evidence.ResultFileError, match=r"builds\[1\]\.registers"):
+        evidence.write("artifact", path, record)  # refused on write...
     assert not path.exists()
     path.write_text(json.dumps(record))
-    with pytest.raises(results.ResultFileError, match=r"builds\[1\]\.registers"):
-        artifacts.load_artifact("residual_add_relu", tmp_path)  # ...and on read
+    with pytest.raises(evidence.ResultFileError, match=r"builds\[1\]\.registers"):
+        reader.read_artifact("residual_add_relu", tmp_path)  # ...and on read
     problems = artifacts.stale_artifacts(
         tmp_path,
         {"residual_add_relu": DESCRIPTORS["residual_add_relu"]},
@@ -199,8 +207,8 @@ def test_a_malformed_artifact_fails_naming_file_and_field(tmp_path):
 def test_the_snippet_fixture_is_a_valid_artifact():
     # tests/snippets/lib/fixtures/matmul.sm_90a.json stands in for a
     # real artifact; it must keep the real format.
-    fixture = results.ROOT / "tests/snippets/lib/fixtures/matmul.sm_90a.json"
-    results.read("artifact", fixture)
+    fixture = evidence.ROOT / "tests/snippets/lib/fixtures/matmul.sm_90a.json"
+    evidence.read("artifact", fixture)
 
 
 # ------------------------------------------------------------ the facts
@@ -236,7 +244,7 @@ def test_add_kernel_without_full_hints_uses_scalar_loads(build):
 
 
 def test_add_kernel_needs_no_shared_memory_and_never_spills():
-    for record in artifacts.load_artifact("residual_add_relu")["builds"]:
+    for record in reader.read_artifact("residual_add_relu")["builds"]:
         assert record["shared_bytes"] == 0, record["build"]
         assert record["spill_store_bytes"] == record["spill_load_bytes"] == 0
         assert record["local_bytes"] == 0, record["build"]
@@ -295,8 +303,8 @@ def test_builder_rebuilds_the_add_kernel_identically(tmp_path):
         timeout=600,  # a hang guard only: a busy machine compiles slowly
     )
     assert run.returncode == 0, run.stderr
-    fresh = artifacts.load_artifact("residual_add_relu", tmp_path)
-    committed = artifacts.load_artifact("residual_add_relu")
+    fresh = reader.read_artifact("residual_add_relu", tmp_path)
+    committed = reader.read_artifact("residual_add_relu")
     assert fresh["source_sha256"] == committed["source_sha256"]
     if committed["triton_version"] != triton.__version__:
         pytest.skip("artifacts were built with another Triton version")
@@ -343,7 +351,7 @@ def test_transpose_tiled_stores_128_bits_and_naive_does_not():
 
 @pytest.mark.parametrize("kernel", ["reduction", "scan", "transpose"])
 def test_memory_bound_kernels_never_spill(kernel):
-    for record in artifacts.load_artifact(kernel)["builds"]:
+    for record in reader.read_artifact(kernel)["builds"]:
         assert record["spill_store_bytes"] == 0, record["build"]
         assert record["spill_load_bytes"] == 0, record["build"]
         assert record["local_bytes"] == 0, record["build"]
@@ -359,7 +367,7 @@ def _assert_no_spills(record):
 
 
 def test_matmul_artifacts_are_built_with_the_launcher_configs():
-    import kernels.matmul as mm
+    import kernels.matmul.versions as mm
 
     builds = {
         "bf16-aligned": torch.bfloat16,
@@ -432,7 +440,7 @@ def test_matmul_without_alignment_hints_loads_one_element_at_a_time():
 
 
 def test_softmax_artifacts_are_built_with_the_launcher_configs():
-    import kernels.softmax as sm
+    import kernels.softmax.versions as sm
 
     widest = load_build("softmax", "v1-bf16-16384")
     assert widest["constexprs"]["BLOCK"] == sm.FUSED_MAX_BLOCK
@@ -463,7 +471,7 @@ def test_softmax_moves_16_bytes_per_access_and_never_spills(build, itemsize, loo
 
 @pytest.mark.parametrize("target", artifacts.TARGETS)
 def test_attention_artifacts_are_built_with_the_launcher_configs(target):
-    import kernels.attention as at
+    import kernels.attention.versions as at
 
     picks = {
         "attention_v1_kernel": lambda dtype, D, target: at.config_for(dtype, D),
@@ -471,7 +479,7 @@ def test_attention_artifacts_are_built_with_the_launcher_configs(target):
         "attention_v3_kernel": at.config_v3_for,
         "attention_v4_kernel": at.config_v3_for,
     }
-    data = artifacts.load_artifact("attention", artifacts.ARTIFACT_DIR, target)
+    data = reader.read_artifact("attention", artifacts.ARTIFACT_DIR, target)
     for record in data["builds"]:
         dtype = getattr(torch, record["dtype"])
         shape = record["shape"]
@@ -486,7 +494,7 @@ def test_attention_v3_and_v4_do_not_spill_on_sm_120a_with_its_own_tiles():
     # The tiles the launcher picks on an RTX 50-class part: both products on
     # mma.sync, no spill. Hopper's 128 x 128 tiles, kept as a record, do
     # spill there: the same check fails on them.
-    data = artifacts.load_artifact("attention", artifacts.ARTIFACT_DIR, "sm_120a")
+    data = reader.read_artifact("attention", artifacts.ARTIFACT_DIR, "sm_120a")
     own = [r for r in data["builds"] if r["shape"].get("target") == "sm_120a"]
     assert {r["function"] for r in own} == {
         "attention_v3_kernel",
@@ -499,23 +507,21 @@ def test_attention_v3_and_v4_do_not_spill_on_sm_120a_with_its_own_tiles():
             > 0
         ), record["build"]
         _assert_no_spills(record)
-    hopper = load_build(
-        "attention", "v3-bf16-d128-tma-hopper-tiles", artifacts.ARTIFACT_DIR, "sm_120a"
-    )
+    hopper = load_build("attention", "v3-bf16-d128-tma-hopper-tiles", target="sm_120a")
     assert hopper["constexprs"]["BLOCK_N"] == 128
     with pytest.raises(AssertionError, match="hopper-tiles"):
         _assert_no_spills(hopper)
 
 
 def test_attention_never_spills():
-    records = artifacts.load_artifact("attention")["builds"]
+    records = reader.read_artifact("attention")["builds"]
     assert {r["build"] for r in records} >= {"bf16-d128", "fp32-d128"}
     for record in records:
         _assert_no_spills(record)
 
 
 def test_attention_16_bit_runs_both_products_on_warpgroup_mma():
-    for record in artifacts.load_artifact("attention")["builds"]:
+    for record in reader.read_artifact("attention")["builds"]:
         ptx, tile = record["ptx_opcodes"], record["constexprs"]
         wgmma = [op for op in ptx if op.startswith("wgmma.mma_async")]
         if record["build"].startswith("fp32"):
@@ -542,7 +548,7 @@ def test_the_second_tritons_artifacts_are_current_too():
     # `make artifacts-triton36` whenever a kernel changes.
     assert artifacts.stale_artifacts(artifacts.SECOND_DIR) == []
     for path in sorted(artifacts.SECOND_DIR.glob("*.json")):
-        data = results.read("artifact", path).data
+        data = evidence.read("artifact", path).data
         assert data["triton_version"].startswith(artifacts.SECOND_TRITON + ".")
 
 
@@ -830,7 +836,7 @@ def test_one_matmul_source_takes_each_targets_matrix_instructions(
 
 def test_every_target_records_its_architecture_and_ptxas():
     for path in sorted(artifacts.ARTIFACT_DIR.glob("*.json")):
-        data = results.read("artifact", path).data
+        data = evidence.read("artifact", path).data
         target = path.name.split(".")[1]
         assert data["target"] == target
         for record in data["builds"]:
@@ -846,7 +852,7 @@ def test_no_sm_120a_build_needs_more_shared_memory_than_a_block_gets():
     over = sorted(
         (data["kernel"], record["build"])
         for path in artifacts.ARTIFACT_DIR.glob("*.sm_120a.json")
-        for data in [results.read("artifact", path).data]
+        for data in [evidence.read("artifact", path).data]
         for record in data["builds"]
         if record["shared_bytes"] > limit
     )

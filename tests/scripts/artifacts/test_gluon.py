@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.artifacts import gluon as builder
 
 TARGETS = list(builder.GLUON_TARGETS)
 
 
 def _committed(target, folder=builder.OUT):
-    return results.read("artifact", folder / f"matmul.{target}.json").data
+    return evidence.read("artifact", folder / f"matmul.{target}.json").data
 
 
 @pytest.mark.parametrize(
@@ -26,8 +26,8 @@ def _committed(target, folder=builder.OUT):
 @pytest.mark.parametrize("target", TARGETS)
 def test_committed_artifacts_match_the_kernel_source(target, folder):
     artifact = _committed(target, folder)
-    source = results.ROOT / builder.SOURCE
-    assert artifact["source_sha256"] == results.sha256_file(source), (
+    source = evidence.ROOT / builder.SOURCE
+    assert artifact["source_sha256"] == evidence.sha256_file(source), (
         f"kernels/matmul/gluon.py changed: rerun `{builder.PROG}`"
         + (
             " with Triton 3.6 --out results/artifacts/gluon/triton-3.6"
@@ -43,7 +43,7 @@ def test_committed_artifacts_match_the_kernel_source(target, folder):
 
 def test_the_layout_file_matches_the_source_too():
     data = json.loads((builder.OUT / "layouts.json").read_text(encoding="utf-8"))
-    assert data["source_sha256"] == results.sha256_file(results.ROOT / builder.SOURCE)
+    assert data["source_sha256"] == evidence.sha256_file(evidence.ROOT / builder.SOURCE)
     assert set(data["targets"]) == set(TARGETS)
 
 
@@ -89,7 +89,7 @@ def _cli(*args):
         [sys.executable, "-m", "scripts.artifacts.gluon", *args],
         capture_output=True,
         text=True,
-        cwd=results.ROOT,
+        cwd=evidence.ROOT,
         timeout=600,  # a hang guard only: a busy machine compiles slowly
     )
 

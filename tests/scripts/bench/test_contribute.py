@@ -77,3 +77,19 @@ def test_the_command_says_one_line(tree, capsys, monkeypatch):
     assert rc == mod.EXIT_REFUSED
     err = capsys.readouterr().err
     assert err.startswith("contribute: refused:") and err.count("\n") == 1
+
+
+def test_the_cells_of_one_manifest_get_names_of_their_own():
+    from scripts.bench.contribute import target_name
+
+    data = {
+        "identity": {
+            "started_utc": "2026-12-01T10:00:00+00:00",
+            "commit": "abcdef1234",
+            "profile": "full",
+        },
+        "device": {"name": "NVIDIA H200"},
+    }
+    plain = target_name(data)
+    data["identity"]["cell"] = {"plan_sha256": "0" * 64, "index": 3, "cells": 9}
+    assert target_name(data) == plain.replace(".json", "-cell3.json")

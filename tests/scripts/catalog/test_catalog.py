@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.catalog import PATH, catalog
 
 
@@ -16,13 +16,13 @@ def expected() -> dict:
 
 def test_committed_catalog_is_current(expected):
     committed = PATH.read_text("utf-8") if PATH.is_file() else ""
-    assert committed == results.dumps(expected), (
+    assert committed == evidence.dumps(expected), (
         "results/kernels.json is out of date: run make catalog"
     )
 
 
 def test_committed_catalog_validates():
-    loaded = results.read("catalog", PATH)
+    loaded = evidence.read("catalog", PATH)
     assert loaded.data["schema_version"] == 1
     assert loaded.data["kernels"]
 
@@ -57,14 +57,14 @@ def test_every_descriptor_is_listed(expected):
 def test_schema_rejects_a_spoiled_catalog(expected, spoil):
     data = copy.deepcopy(expected)
     spoil(data)
-    with pytest.raises(results.ResultFileError, match="kernels.json"):
-        results.validate("catalog", data, "results/kernels.json")
+    with pytest.raises(evidence.ResultFileError, match="kernels.json"):
+        evidence.validate("catalog", data, "results/kernels.json")
 
 
 def test_reading_rejects_non_finite_numbers(tmp_path, expected):
-    text = results.dumps(expected).replace('"at_least": 0.8,', '"at_least": NaN,', 1)
+    text = evidence.dumps(expected).replace('"at_least": 0.8,', '"at_least": NaN,', 1)
     assert "NaN" in text
     path = tmp_path / "kernels.json"
     path.write_text(text, "utf-8")
-    with pytest.raises(results.ResultFileError, match="non-finite"):
-        results.read("catalog", path)
+    with pytest.raises(evidence.ResultFileError, match="non-finite"):
+        evidence.read("catalog", path)

@@ -3,7 +3,7 @@
 
 import json
 
-import evidence as results
+import evidence
 from scripts.catalog.__main__ import EXIT_OK, EXIT_STALE, main
 
 
@@ -13,7 +13,7 @@ def test_check_passes_on_a_fresh_file_and_fails_on_a_stale_one(tmp_path, capsys)
     assert main(["--out", str(out), "--check"]) == EXIT_OK
     stale = json.loads(out.read_text("utf-8"))
     stale["kernels"].popitem()
-    out.write_text(results.dumps(stale), "utf-8")
+    out.write_text(evidence.dumps(stale), "utf-8")
     capsys.readouterr()
     assert main(["--out", str(out), "--check"]) == EXIT_STALE
     message = capsys.readouterr().err.strip()

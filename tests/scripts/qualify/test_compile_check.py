@@ -125,3 +125,27 @@ def test_an_own_launch_without_a_specialisation_fails_and_the_childs_say_is_drop
     [record] = claim["calls"][0]["launches"]
     assert record["compiled"] is False
     assert "without a record of its specialisation" in record["compile_error"]
+
+
+def test_compiles_stop_at_the_runs_deadline(monkeypatch, tmp_path):
+    """A run that asks for many compiles is held to its own deadline, not
+    to the compile check's 120 s: the compile process is stopped there."""
+    compiler = object.__new__(compile_check.Compiler)
+    compiler.process = subprocess.Popen(
+        ["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    compiler.next_id, compiler.pending_bytes = 0, b""
+    compiler.root = tmp_path / "compile"
+    monkeypatch.setattr(compile_check.Compiler, "cache", {})
+    run = compile_check.RunCompiles(b"source", time.monotonic() + 0.3)
+    run.compiler, run.source_at = compiler, "source.py"
+    monkeypatch.setattr(run, "start", lambda: run)
+    text = json.dumps(
+        compile_check.launch_specialisation(
+            _copy.fn, (torch.ones(64),) * 2 + (64,), {"BLOCK": 16}
+        )
+    )
+    started = time.monotonic()
+    [error] = run.check([text])
+    assert "by the run's deadline" in error
+    assert time.monotonic() - started < 10, "hung: compiles ran past the run"

@@ -1,6 +1,6 @@
 """The contract as data (scripts/qualify/contract.py)."""
 
-import evidence as results
+import evidence
 from kernels.residual_add_relu import DESCRIPTOR
 from scripts.qualify import contract, evaluator
 from scripts.qualify.checks import CHECK_ORDER
@@ -20,9 +20,9 @@ def test_contract_lists_every_check_and_case_in_order():
         "inconclusive": 3,
         "internal-error": 4,
     }
-    results.validate(
+    evidence.validate(
         "verdict",
-        {**evaluator.qualify(results.ROOT / "no-such-file.py"), "contract": data},
+        {**evaluator.qualify(evidence.ROOT / "no-such-file.py"), "contract": data},
         "test",
     )
 

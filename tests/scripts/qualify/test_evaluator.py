@@ -10,11 +10,11 @@ import textwrap
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.qualify import evaluator
 from scripts.qualify.refresh import CORPUS_TIMEOUT_S
 
-ROOT = results.ROOT
+ROOT = evidence.ROOT
 
 
 def _harness_verdict():
@@ -29,7 +29,7 @@ def _harness_verdict():
 def reviewed(path, **options):
     """Qualify a candidate the static gate would refuse, as a reviewer who
     read it would: these tests are about what happens when it runs."""
-    sha = results.sha256_bytes(path.read_bytes())
+    sha = evidence.sha256_bytes(path.read_bytes())
     return evaluator.qualify(path, reviewed=sha, **options)
 
 
@@ -195,7 +195,7 @@ def test_what_the_child_leaves_never_makes_a_traceback(tmp_path, kind, capsys):
         assert verdict["first_failure"]["check"] == check
     assert "12345" not in printed and "12345" not in json.dumps(verdict)
     assert "\x1b" not in printed and "\ud800" not in printed
-    results.validate("verdict", verdict, "test")
+    evidence.validate("verdict", verdict, "test")
 
 
 def test_a_lower_ulimit_is_clamped_not_a_traceback(monkeypatch):
@@ -231,3 +231,21 @@ def test_the_gate_refuses_with_the_line_and_a_review_overrides_it(tmp_path):
         other["status"] == "harness-error"
         and "another version" in (other["harness_error"])
     )
+
+
+def test_a_candidate_flooding_the_compile_queue_ends_by_the_deadline():
+    """200 distinct specialisations per call: the parent stops compiling at
+    the run's deadline, so the run ends then (a guard against a hang only,
+    at ten times the deadline)."""
+    path = evidence.ROOT / "tests/scripts/qualify/candidates/hang"
+    path = path / "floods_compile_queue.py"
+    deadline = 8.0
+    verdict = evaluator.qualify(
+        path,
+        deadline_s=deadline,
+        reviewed=evidence.sha256_bytes(path.read_bytes()),
+        show_source=False,
+    )
+    assert verdict["status"] == "rejected"
+    assert verdict["first_failure"]["check"] in ("compiles-for-gpu", "completes")
+    assert verdict["elapsed_s"] < 10 * deadline, f"hung: {verdict['elapsed_s']} s"

@@ -99,7 +99,7 @@ def test_each_rule_refuses_with_the_line(line, construct):
     assert construct in [f["construct"] for f in found], found
     first = [f for f in found if f["construct"] == construct][0]
     assert first["line"] >= 3
-    assert gate.refusal_text(first).startswith(f"line {first['line']} uses ")
+    assert gate.refusal_message(first).startswith(f"line {first['line']} uses ")
 
 
 def test_a_disguised_main_guard_is_checked_like_any_code():

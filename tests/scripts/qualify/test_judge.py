@@ -67,6 +67,7 @@ def _claim(output=None, raised=None, launches=()):
         "inputs_written": [],
         "state_changed": [],
         "earlier_changed": [],
+        "race": None,
     }
 
 
@@ -78,6 +79,7 @@ def _launch(**changes):
         "violation": None,
         "programs_run": True,
         "writes_output": True,
+        "tf32_dots": 0,
         "compiled": True,
         "compile_error": None,
     }
@@ -97,7 +99,7 @@ def _values_call(x, r):
     return Call("values", (spec(x), spec(r)))
 
 
-def _judge(out_tensor, launches=None, x=None, r=None):
+def _judge(out_tensor, launches=None, x=None, r=None, race=None):
     launches = [_launch()] if launches is None else launches
     x = torch.tensor([1.0, -2.0, 3.0]) if x is None else x
     r = torch.tensor([0.5, 0.5, 0.5]) if r is None else r
@@ -118,14 +120,22 @@ def _judge(out_tensor, launches=None, x=None, r=None):
         "c1.x": x.clone(),
         "c1.residual": r.clone(),
     }
-    return judge.judge_kernel_call(
-        call, 1, _claim(out, launches=launches), tensors, pristine, None, True
-    )
+    claim = _claim(out, launches=launches) | {"race": race}
+    return judge.judge_kernel_call(call, 1, claim, tensors, pristine, None, True)
 
 
 def test_a_right_answer_passes_every_check():
     failures, evaluated, values = _judge(torch.tensor([1.5, 0.0, 3.5]))
     assert failures == [] and evaluated == 11 and values is not None
+
+
+def test_a_race_the_child_saw_fails_race_free_and_names_the_programs():
+    race = {"kernel": "k", "programs": [[0, 0, 0], [1, 0, 0]],
+            "kinds": ["store", "load"], "tensor": "the output",
+            "element": 0}  # fmt: skip
+    failures, evaluated, _ = _judge(torch.tensor([1.5, 0.0, 3.5]), race=race)
+    assert [c for c, _ in failures] == ["race-free"] and evaluated == 12
+    assert "program (1, 0, 0) loads element 0 of the output" in failures[0][1]
 
 
 def test_a_wrong_answer_and_a_missing_launch_are_named():
@@ -222,3 +232,24 @@ def test_an_error_message_must_name_the_argument_and_show_the_value():
     signature = "residual_add_relu(x, residual): unsupported input"
     assert "does not name" in judge.message_problem(signature, call)
     assert "does not show" in judge.message_problem("x has a bad dtype", call)
+
+
+def test_a_tf32_dot_is_named_only_where_a_float32_result_came_from_one():
+    tf32 = [_launch(kernel="mm_kernel", tf32_dots=3)]
+    said = judge.tf32_said(tf32, torch.zeros(2))
+    assert said.startswith("TF32: mm_kernel ran a float32 tl.dot")
+    assert judge.tf32_said(tf32, torch.zeros(2, dtype=torch.float16)) == ""
+    assert judge.tf32_said([_launch(tf32_dots=0)], torch.zeros(2)) == ""
+
+
+def test_a_task_gives_the_bound_its_reference_and_shape():
+    from scripts.qualify.task import find
+
+    attention = find("attention")
+    descriptor = attention.descriptor_object
+    q, k, v = (torch.randn(1, 1, 5, 16, dtype=torch.float64) for _ in range(3))
+    causal = attention.answer(q, k, v)
+    assert judge.bound_problem(causal, [q, k, v], descriptor, attention)[0] is None
+    full = descriptor.reference(q, k, v)  # not causal: every key seen
+    problem, _ = judge.bound_problem(full, [q, k, v], descriptor, attention)
+    assert "outside the error bound" in problem

@@ -7,11 +7,11 @@ import textwrap
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.qualify.__main__ import main
 from scripts.qualify.cases import cases, kernel_cases
 
-ROOT = results.ROOT
+ROOT = evidence.ROOT
 
 
 def write(tmp_path, name, body):
@@ -39,7 +39,7 @@ def test_missing_function_is_a_harness_error_before_running(tmp_path, capsys):
     assert "residual_add_relu(x, residual)" in out
     assert "raise SystemExit" in out  # the source is shown first
     saved = json.loads((tmp_path / "v.json").read_text())
-    results.read("verdict", tmp_path / "v.json")  # valid against the schema
+    evidence.read("verdict", tmp_path / "v.json")  # valid against the schema
     assert saved["status"] == "harness-error" and saved["sha256"]
 
 

@@ -116,6 +116,7 @@ def claim():
         "violation": None,
         "programs_run": True,
         "writes_output": True,
+        "tf32_dots": 0,
         "compiled": True,
         "compile_error": None,
         "specialisation": None,
@@ -138,6 +139,7 @@ def claim():
         "inputs_written": [],
         "state_changed": [],
         "earlier_changed": [],
+        "race": None,
     }
     return {"name": "size-1", "seconds": 0.5, "calls": [call]}
 
@@ -152,6 +154,7 @@ def test_claims_round_trip_and_are_checked_key_by_key(tmp_path):
         (lambda c: c.update(seconds=float("nan")), "not a float"),
         (lambda c: c["calls"][0]["launches"][0].update(grid=[1.5]), "not a int"),
         (lambda c: c.update(calls={}), "not a list"),
+        (lambda c: c["calls"][0].update(race={"kernel": "k"}), "other keys"),
     ]:
         value = claim()
         breaks(value)

@@ -19,7 +19,7 @@ hostile escape candidate runs live in test_sandbox.py.
 
 import pytest
 
-import evidence as results
+import evidence
 from scripts.qualify import contract, evaluator, refresh
 from scripts.qualify.cases import cases
 from scripts.qualify.checks import CHECK_ORDER
@@ -41,7 +41,7 @@ LIVE = [
 
 
 def load(path):
-    return results.read("verdict", path).data if path.is_file() else None
+    return evidence.read("verdict", path).data if path.is_file() else None
 
 
 def committed_corpus() -> dict:
@@ -64,7 +64,7 @@ def test_committed_corpus_is_the_corpus_as_it_is_now():
     entries = committed_corpus()
     assert sorted(entries) == sorted(corpus_files()), f"corpus.cpu.json {STALE}"
     for path, entry in entries.items():
-        current = results.sha256_file(results.ROOT / path)
+        current = evidence.sha256_file(evidence.ROOT / path)
         assert entry["sha256"] == current, f"{path} changed: corpus.cpu.json {STALE}"
         expected = expectation(path)
         assert {k: entry[f"expected_{k}"] for k in expected} == expected, path
@@ -152,7 +152,7 @@ def test_kernel_qualifies_live_within_the_measure():
     """The committed verdict the pages show, checked live. How long it takes
     is make bench-site's to measure (budget 10 s); the test guards only
     against a hang, at ten times that."""
-    verdict = evaluator.qualify(results.ROOT / refresh.KERNEL_FILE)
+    verdict = evaluator.qualify(evidence.ROOT / refresh.KERNEL_FILE)
     shown = load(result_path("residual_add_relu"))
     assert verdict["status"] == shown["status"] == "qualified"
     assert verdict["sha256"] == shown["sha256"], (
@@ -178,7 +178,7 @@ def test_committed_verdict_is_current_and_agrees_with_the_corpus(name):
     path, collect_all = COMMITTED_VERDICTS[name]
     assert committed["candidate"] == path
     assert committed["mode"] == ("all" if collect_all else "first-failure")
-    assert committed["sha256"] == results.sha256_file(results.ROOT / path), (
+    assert committed["sha256"] == evidence.sha256_file(evidence.ROOT / path), (
         f"{path} changed since {result_path(name)} was written: "
         "python -m scripts.qualify.refresh verdicts"
     )
@@ -195,3 +195,23 @@ def test_committed_verdict_is_current_and_agrees_with_the_corpus(name):
     if name == "residual_add_relu":
         kernel_cases = sum(c.kind == "kernel" for c in cases())
         assert committed["counts"]["kernel_cases"] == kernel_cases
+
+
+def test_a_partial_run_of_the_shared_corpus_records_without_task_fields(monkeypatch):
+    """`refresh corpus --only PATH` without --task (the device run's dry step)
+    once died with KeyError 'failed_cases': only task entries carry them."""
+    path = "tests/scripts/qualify/candidates/broken/python_helper_in_kernel.py"
+    fake = {
+        "sha256": "0" * 64,
+        "status": "rejected",
+        "gate": None,
+        "cases": [],
+        "first_failure": None,
+        "failed_checks": [refresh.CHECK_ORDER[0]],
+        "elapsed_s": 0.1,
+    }
+    monkeypatch.setattr(refresh, "qualify_for_corpus", lambda *a: fake)
+    monkeypatch.setattr(refresh, "git_identity", lambda: {})
+    record = refresh.run_corpus([path])
+    assert [e["path"] for e in record["candidates"]] == [path]
+    assert "case_kill_matrix" not in record and "task" not in record

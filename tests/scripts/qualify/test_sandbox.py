@@ -11,11 +11,11 @@ import textwrap
 
 import pytest
 
-import evidence as results
+import evidence
 from evidence import sha256_bytes
 from scripts.qualify import evaluator, refresh, sandbox
 
-ROOT = results.ROOT
+ROOT = evidence.ROOT
 HOSTILE = f"{refresh.CANDIDATES}/hostile/escape_attempts.py"
 
 
@@ -165,7 +165,7 @@ def test_hostile_candidate_changes_nothing_outside_the_sandbox():
     entry = refresh.corpus_entry(HOSTILE, verdict)
     committed = {
         e["path"]: e
-        for e in results.read("verdict", refresh.result_path("corpus")).data[
+        for e in evidence.read("verdict", refresh.result_path("corpus")).data[
             "candidates"
         ]
     }[HOSTILE]

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 import torch
 
-import evidence as results
+import evidence
 from scripts.qualify import evaluator, shared_inputs
 from scripts.qualify.builders import Call, tensor_spec
 from scripts.qualify.refresh import CORPUS_TIMEOUT_S
@@ -83,7 +83,7 @@ def test_a_write_to_an_input_is_a_fault_reported_as_inputs_changed(tmp_path):
             """
         )
     )
-    sha = results.sha256_bytes(path.read_bytes())
+    sha = evidence.sha256_bytes(path.read_bytes())
     # A fixed seed: with a fresh one, a case whose inputs the child allocates
     # itself (writable, judged from bytes) could come first and fail
     # launches-kernel before any write faulted (the test failed so, by seed).
@@ -146,7 +146,7 @@ def test_a_write_to_a_large_input_first_thing_is_noted(tmp_path):
     )  # fails loudly if the case is renamed
     path = tmp_path / "writes_large_inputs.py"
     path.write_text(WRITES_LARGE_INPUTS)
-    sha = results.sha256_bytes(path.read_bytes())
+    sha = evidence.sha256_bytes(path.read_bytes())
     verdict = evaluator.qualify(
         path, reviewed=sha, timeout_s=CORPUS_TIMEOUT_S, seed=seed
     )

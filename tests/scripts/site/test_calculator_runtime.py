@@ -110,6 +110,6 @@ def test_an_int_field_refuses_fractions_floats_and_absurd_sizes(text):
     ],
 )
 def test_a_bare_number_is_rounded_and_given_its_unit(func, value, shown):
-    from scripts.site.calculator_runtime import result_text
+    from scripts.site.calculator_runtime import fmt_result
 
-    assert result_text(func, value) == shown
+    assert fmt_result(func, value) == shown

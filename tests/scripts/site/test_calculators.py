@@ -14,9 +14,9 @@ from scripts.site.calculators import (
     CalculatorError,
     Field,
     fields_of,
+    fmt_number,
     import_closure,
     in_pyodide_stdlib,
-    number_text,
 )
 
 AMDAHL = "snippets/lib/amdahl.py"
@@ -157,7 +157,7 @@ def test_predict_computes_the_answer_at_build_time():
 
 
 def test_predict_must_return_a_number():
-    line = f'<!-- predict: {AMDAHL}:pct_text(0.2) "Share?" -->'
+    line = f'<!-- predict: {AMDAHL}:pct_value(0.2) "Share?" -->'
     with pytest.raises(PluginError, match="must return a number"):
         calculators.expand(line, PAGE, URL)
 
@@ -172,7 +172,7 @@ def test_predict_must_return_a_number():
     ],
 )
 def test_number_text(value, text):
-    assert number_text(value) == text
+    assert fmt_number(value) == text
 
 
 def test_site_files_copy_pyodide_only_when_a_page_needs_it(tmp_path):

@@ -4,7 +4,7 @@ result exists, from the committed files."""
 import shutil
 from pathlib import Path
 
-from scripts.site.gpu_status import gpu_results_text
+from scripts.site.gpu_status import facts, gpu_status
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"
 # The kernel files the fixtures' hashes describe (as in test_bench_pages.py).
@@ -26,18 +26,22 @@ def results_with(tmp_path, *names):
     return folder
 
 
-def test_no_results_and_cpu_only_results_are_said_plainly(tmp_path):
+def test_no_results_and_cpu_only_results_are_counted(tmp_path):
     empty = results_with(tmp_path)
-    assert gpu_results_text(empty, tmp_path) == (
-        "No benchmark result has been committed yet."
-    )
+    assert gpu_status(empty, tmp_path) == {"results": 0, "gpu": 0, "devices": []}
     shutil.copy(FIXTURES / "cpu_valid.json", empty / "cpu_valid.json")
-    text = gpu_results_text(empty, tmp_path)
-    assert text.startswith("No GPU result has been committed yet. The 1 results")
+    assert gpu_status(empty, tmp_path)["results"] == 1
 
 
 def test_a_gpu_result_is_counted_and_its_device_named(tmp_path):
     folder = results_with(tmp_path, "cpu_valid.json", "gpu_valid.json")
-    text = gpu_results_text(folder, tmp_path)
-    assert text.startswith("1 of the 2 results below come from a GPU (")
-    assert "No GPU result" not in text
+    status = gpu_status(folder, tmp_path)
+    assert (status["results"], status["gpu"]) == (2, 1)
+    assert len(status["devices"]) == 1
+
+
+def test_the_page_says_no_gpu_result_only_while_none_is_committed():
+    assert facts()["gpu-results"] == "0", (
+        "a GPU result is committed: rewrite the 'No GPU result has been "
+        "committed yet' sentence of docs/reference/benchmarks.md"
+    )

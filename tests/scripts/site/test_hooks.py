@@ -9,15 +9,14 @@ import pytest
 from properdocs.exceptions import PluginError
 
 from scripts.site import site_files
+from scripts.site.build_cache import BuildCache
+from scripts.site.code_blocks import annotate_code_blocks, link_code_titles
 from scripts.site.hooks import (
-    annotate_code_blocks,
     expand_inserts,
     first_heading,
-    link_code_titles,
     module_for,
     parse_literal_call,
     peek_page,
-    start_site_files,
 )
 
 AMDAHL = "snippets/lib/amdahl.py"
@@ -153,6 +152,11 @@ def test_first_heading_ignores_deeper_headings():
     assert first_heading("## Sub\n# Top\n") == "Top"
 
 
+def start_site_files(providers):
+    store = BuildCache(enabled=False)
+    return site_files.start(providers, in_background=True, store=store, load=module_for)
+
+
 def test_site_files_come_from_a_second_process_and_so_do_its_errors(tmp_path):
     pool, pending = start_site_files([("snippets/no_such_file.py", "site_files")])
     assert pending == []
@@ -237,3 +241,14 @@ def test_a_diagram_cannot_call_a_function_its_file_only_imports():
         make_figure("snippets/lib/wave_figure.py", "Waves", "", "x.md")
     with pytest.raises(PermissionError, match="may call only"):
         make_figure("scripts/bench/writer.py", "ResultWriter", '"/tmp", "x"', "x.md")
+
+
+def test_the_prefetch_runs_the_pages_own_pipeline(tmp_path, monkeypatch):
+    # One pipeline: a kind added to expand_page is warmed by the prefetch too.
+    from scripts.site import hooks
+
+    seen = []
+    monkeypatch.setattr(hooks, "expand_page", lambda *args: seen.append(args))
+    (tmp_path / "p.md").write_text("---\naccess: free\n---\n# P\n", encoding="utf-8")
+    hooks.compute_page(tmp_path, "p.md", "p/")
+    assert seen == [("# P\n", "p.md", "p/", tmp_path)]

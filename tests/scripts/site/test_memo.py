@@ -132,9 +132,9 @@ def test_the_goal_and_ceilings_are_the_kernels():
     goal_text = html.unescape(memo.goal())
     assert goal_text.startswith(f"R ≥ 0.95, F_bw ≥ {f_bw:.2f}")
     # the Benchmarks page's formatter: the shape and note of a target are kept
-    from scripts.site.bench_pages import target_text
+    from scripts.site.bench_goals import target_label
 
-    assert goal_text == ", ".join(target_text(t) for t in goal["must"])
+    assert goal_text == ", ".join(target_label(t) for t in goal["must"])
     assert memo.speed_ceiling("compile") == 1.0
     assert f"{memo.speed_ceiling('eager'):.3g}" == "1.67"
 

@@ -37,15 +37,26 @@ def test_the_kinds_in_use_are_all_found():
     assert {"insert", "fact", "run", "roadmap", "diagram", "calculator"} <= used
 
 
-def test_every_kind_is_documented_in_contributing_and_in_the_hooks():
+def test_the_guide_shows_the_kinds_from_the_one_list_and_the_hooks_no_copy():
     guide = (DOCS / "contributing.md").read_text(encoding="utf-8")
+    assert "<!-- insert: scripts/site/placeholders.py:kinds_table() -->" in guide
+    assert "| placeholder |" not in guide, "a hand-typed copy of the table"
     hooks = ast.get_docstring(
         ast.parse((ROOT / "scripts/site/hooks.py").read_text(encoding="utf-8"))
     )
-    for kind, (syntax, _, _) in placeholders.KINDS.items():
-        assert f"<!-- {kind}" in guide, f"docs/contributing.md does not explain {kind}"
-        assert f"<!-- {kind}" in hooks, f"hooks.py's docstring does not list {kind}"
+    listed = [line for line in hooks.splitlines() if line.startswith("- ``<!--")]
+    assert listed == [], "hooks.py's docstring keeps a second list of kinds"
+    for kind, (syntax, _, module) in placeholders.KINDS.items():
         assert syntax.startswith(f"<!-- {kind}")
+        assert (ROOT / module).is_file(), module
+
+
+def test_the_table_has_one_row_per_kind_each_syntax_an_example():
+    rows = placeholders.kinds_table().splitlines()[2:]
+    assert len(rows) == len(placeholders.KINDS)
+    syntaxes = [syntax for syntax, _, _ in placeholders.KINDS.values()]
+    for row, syntax in zip(rows, syntaxes, strict=True):
+        assert row.startswith(f"| `{syntax}`{{ .placeholder-example }} |")
 
 
 KNOWN_BROKEN = """# A page

@@ -124,24 +124,33 @@ def test_built_pages_table_follows_the_path_without_its_own_page(site):
 
 def test_start_next_and_link_placeholders(site):
     roadmap, docs = site
-    page = (
-        "<!-- roadmap: start Course -->\n"
-        "<!-- roadmap: next course/index.md -->\n"
-        "<!-- roadmap: next course/built.md -->\n"
-        "<!-- roadmap: link course/planned.md -->\n"
-        "<!-- roadmap: next projects/index.md -->"
-    )
-    start, after_index, after_built, planned, last = expand_roadmap(
-        page, "index.md", roadmap, docs, []
-    ).split("\n")
+    page = "<!-- roadmap: start Course -->\n<!-- roadmap: link course/planned.md -->"
+    start, planned = expand_roadmap(page, "index.md", roadmap, docs, []).split("\n")
     assert start.startswith("[Built lesson](course/built.md) <span")
-    assert after_index == "Next on the path: [Built lesson](course/built.md)."
-    assert after_built.startswith("Next on the path: *Planned lesson*")
-    assert after_built.endswith("go on to [A project](projects/p.md).")
     assert planned.startswith("*Planned lesson* <span")
-    assert last == "This is the last page on the path."
+
+    def after(src: str) -> str:
+        return expand_roadmap("<!-- roadmap: next -->", src, roadmap, docs, [])
+
+    assert after("course/index.md") == "Next on the path: [Built lesson](built.md)."
+    assert after("course/built.md").startswith("Next on the path: *Planned lesson*")
+    assert after("course/built.md").endswith("go on to [A project](../projects/p.md).")
+    assert after("projects/index.md") == "This is the last page on the path."
     with pytest.raises(PluginError, match="not on docs/roadmap.yml"):
-        expand_roadmap("<!-- roadmap: next x.md -->", "i.md", roadmap, docs, [])
+        after("x.md")
+
+
+def test_next_with_a_path_is_refused_naming_the_link_to_write(site):
+    # "next PATH" once read as "link PATH" and mislinked with no warning.
+    roadmap, docs = site
+    with pytest.raises(PluginError) as caught:
+        page = "<!-- roadmap: next course/built.md -->"
+        expand_roadmap(page, "course/index.md", roadmap, docs, [])
+    assert str(caught.value) == (
+        "docs/course/index.md: 'roadmap: next' takes no path: it names the page "
+        "after this one; to link 'course/built.md', write "
+        "<!-- roadmap: link course/built.md -->"
+    )
 
 
 @pytest.mark.parametrize(

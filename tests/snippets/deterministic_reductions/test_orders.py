@@ -3,7 +3,7 @@ from fractions import Fraction
 
 import pytest
 
-from kernels.reduction import BLOCK_SIZE
+from kernels.reduction.versions import BLOCK_SIZE
 from snippets.deterministic_reductions import orders as o
 
 
@@ -75,21 +75,20 @@ def test_cost_by_hand():
 
 
 def test_texts_and_exercises():
+    facts = o.facts()
     for name in ("setup", "atomic-distinct", "cost-share", "cost-stages"):
-        assert o.report_text(name)
-    with pytest.raises(ValueError, match="unknown"):
-        o.report_text("nope")
+        assert facts[name]
     a = o.exercise_answer(1 << 20, 1024)
     assert a["launches"] == 2 and a["depth"] == 20
     assert a["bound_ratio"] == pytest.approx(o.gamma((1 << 20) - 1) / o.gamma(20))
-    for name in o.EXERCISES:
-        assert "launches" in o.exercise_text(name)
-        assert "values" in o.exercise_question(name)
+    assert facts["exercise.million.launches"] == "2"
+    assert facts["exercise.million.depth"] == "20"
+    assert facts["exercise.odd.numel"] == "1,000,007"
     assert o.bits(1.0) == "3f800000"
 
 
 def test_persistent_plan_matches_the_kernel_and_by_hand():
-    from kernels.reduction import PERSISTENT_PROGRAMS
+    from kernels.reduction.versions import PERSISTENT_PROGRAMS
 
     assert o.PROGRAMS == PERSISTENT_PROGRAMS
     big = o.persistent_plan(1 << 28, BLOCK_SIZE)
@@ -99,4 +98,4 @@ def test_persistent_plan_matches_the_kernel_and_by_hand():
     ragged = o.persistent_plan(3 * 4096 + 1, 4096)
     assert ragged["launches"] == 3 and ragged["partials"] == 4
     assert o.persistent_plan(100, 4096)["launches"] == 1
-    assert o.report_text("v2-depth") == "146"
+    assert o.facts()["v2-depth"] == "146"

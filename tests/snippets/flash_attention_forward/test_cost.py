@@ -43,8 +43,10 @@ def test_exercise_by_hand():
     flops = 4 * 4 * 16 * 4096 * 4096 * 128
     total = 4 * 4 * 16 * 4096 * 128 * 2 + answer["extra_bytes"]
     assert answer["intensity"] == pytest.approx(flops / total)
-    text = cost.exercise_text()
-    assert "8,589,934,592 bytes" in text and "32 times" in text and "below" in text
+    facts = cost.facts()
+    assert facts["exercise.extra-bytes"] == "8,589,934,592"
+    assert facts["exercise.times"] == "32"
+    assert answer["intensity"] < answer["ridge"]  # the page says "below"
 
 
 def test_the_exponential_roof_is_about_half_the_matmul_time():

@@ -37,4 +37,4 @@ def test_folded_scale_is_exp_in_base_two():
         math.exp(x / math.sqrt(D)), rel=1e-15
     )
     assert tiled_model.largest_difference() < 1e-12
-    assert tiled_model.scale_text().startswith("log2(e) / sqrt(D) = 1.442695")
+    assert tiled_model.facts()["scale"] == "log2(e) / sqrt(D) = 1.442695 / sqrt(D)"

@@ -39,7 +39,6 @@ def test_step_counts_and_table():
     table = tiles.steps_table()
     assert "| 4,096 | full | v1: 128 × 64 | 2,048 | 0 | 0.0% |" in table
     assert "| 4,096 | causal | v2: 128 × 128 | 496 | 32 | 6.1% |" in table
-    assert "masked" in tiles.steps_text(4096, True)
 
 
 def test_heavy_first_never_ends_later_and_helps_few_heads():
@@ -54,15 +53,19 @@ def test_heavy_first_never_ends_later_and_helps_few_heads():
     # Two slots, tiles of 1..4 steps: ascending ends at 6, heavy first at 5.
     assert tiles.causal_makespan(512, 1, 2, False) == 6
     assert tiles.causal_makespan(512, 1, 2, True) == 5
-    assert "326 key steps in ascending order and 255 heavy first" in (
-        tiles.heavy_first_text(16384, 4, 132)
-    )
+    facts = tiles.facts()
+    assert (facts["few.ascending"], facts["few.heavy"]) == ("326", "255")
 
 
 def test_exercise():
-    assert tiles.exercise_text("question") == "1,000 with version 1's 128 × 64 tiles"
-    text = tiles.exercise_text()
-    assert "72 key steps" in text and "56 mask-free and 16 masked" in text
+    facts = tiles.facts()
+    assert (facts["exercise.S"], facts["exercise.bm"], facts["exercise.bn"]) == (
+        "1,000",
+        "128",
+        "64",
+    )
+    assert (facts["exercise.total"], facts["exercise.free"]) == ("72", "56")
+    assert facts["exercise.masked"] == "16"
 
 
 def test_figure_draws_one_cell_per_step():
@@ -71,5 +74,10 @@ def test_figure_draws_one_cell_per_step():
     assert cells == tiles.step_counts(640, True)["total"]
 
 
-def test_block_ratio_text():
-    assert tiles.block_ratio_text().startswith("128 keys against 64: 2× fewer")
+def test_block_ratio():
+    facts = tiles.facts()
+    assert (facts["v2-block-n"], facts["v1-block-n"], facts["block-ratio"]) == (
+        "128",
+        "64",
+        "2×",
+    )

@@ -65,7 +65,7 @@ def test_bad_fields_and_files(tmp_path):
     bad.write_text(json.dumps({"schema": 2}))
     with pytest.raises(ValueError, match="path"):
         trace.load(bad)
-    assert trace.required_text(0.1, 1.5) == "no finite speedup"
+    assert trace.fmt_required(0.1, 1.5) == "no finite speedup"
 
 
 def test_committed_trace_is_a_cpu_record_with_identity():

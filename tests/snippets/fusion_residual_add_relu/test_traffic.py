@@ -45,13 +45,11 @@ def test_bad_input_names_the_argument():
         t.model_time_us(0, 2, fused=True, launch_us=1.0)
     with pytest.raises(ValueError, match="launch_us"):
         t.model_time_us(1, 2, fused=True, launch_us=-1.0)
-    with pytest.raises(ValueError, match="unknown"):
-        t.worked_text("nope")
 
 
 def test_texts_and_table():
-    assert t.worked_text("ratio") == "1.67"
-    assert t.worked_text("tmp-fits") == "does not fit"  # 64 MiB > 50 MiB
+    assert t.facts()["ratio"] == "1.67"
+    assert t.facts()["tmp-fits"] == "does not fit"  # 64 MiB > 50 MiB
     table = t.regime_table()
     assert table.count("\n") == len(t.SIZES) + 1
     assert "—" in table  # sizes past L2 have no L2 column
@@ -65,6 +63,8 @@ def test_exercise_answers_by_hand():
     assert a["tmp_in_hbm"] == pytest.approx(cold / fused)
     assert a["tmp_in_l2"] == pytest.approx(warm / fused)
     assert a["fits_l2"]
+    facts = t.facts()
+    assert facts["exercise.fp32-4m.fits"] == "fits"
+    assert facts["exercise.bf16-tiny.numel"] == "16,384"
     for name in t.EXERCISES:
-        assert "×" in t.exercise_text(name)
-        assert "elements" in t.exercise_question(name)
+        assert facts[f"exercise.{name}.hbm"].endswith("×")

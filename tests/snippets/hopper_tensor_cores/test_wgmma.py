@@ -7,7 +7,12 @@ from snippets.hopper_tensor_cores import wgmma
 
 def test_shapes_and_counts_by_hand():
     assert wgmma.wgmma_k(2) == 16 and wgmma.wgmma_k(4) == 8 and wgmma.wgmma_k(1) == 32
-    assert wgmma.shapes_text() == "m = 64, n from 8 to 256 in steps of 8, k = 16"
+    facts = wgmma.facts()
+    assert (facts["shapes.m"], facts["shapes.n-to"], facts["shapes.k"]) == (
+        "64",
+        "256",
+        "16",
+    )
     # 128 x 256 x 64 over two warpgroups: each owns 64 rows, one n = 256 wide,
     # four k = 16 slices.
     assert wgmma.wgmma_per_k_step(128, 256, 64, 8, 256, 2) == 1 * 1 * 4
@@ -31,8 +36,10 @@ def test_tma_rules():
     assert any(
         "rank 6" in p for p in wgmma.tma_problems((1,) * 6, (16,) * 5, (1,) * 6, 2)
     )
-    assert "Pad the rows to 1,024 elements" in wgmma.tma_example()
-    assert "1,020" in wgmma.tma_example("question")
+    facts = wgmma.facts()
+    assert facts["tma.padded"] == "1,024" and facts["tma.shape"] == "4,096 × 1,020"
+    padded = wgmma.tma_problems((4096, 1020), (2048,), (128, 64), 2)
+    assert padded == []  # the page says: padded, the descriptor is valid
 
 
 def test_shared_memory_and_persistent_schedule():
@@ -45,7 +52,13 @@ def test_shared_memory_and_persistent_schedule():
     assert flat == list(range(2048))  # every tile once
     assert {len(t) for t in schedule} == {15, 16}
     assert wgmma.persistent_schedule(5, 132) == [[0], [1], [2], [3], [4]]
-    assert "68 programs compute 16 tiles and 64 compute 15" in wgmma.persistent_text()
+    facts = wgmma.facts()
+    assert [facts[f"persistent.{k}"] for k in ("busy", "most", "rest", "least")] == [
+        "68",
+        "16",
+        "64",
+        "15",
+    ]
 
 
 def test_model_matches_every_pipelined_build():
@@ -58,25 +71,29 @@ def test_model_matches_every_pipelined_build():
         if r["build"] != "bf16-unaligned":  # no cp.async, so no pipeline
             assert r["model_shared"] == r["shared"], r
     assert "| yes |" in wgmma.model_table()
-    reading = wgmma.model_reading()
-    assert reading.startswith("The instruction counts agree for every build")
+    # The page says: the counts agree for every build, the shared memory
+    # for all but the unaligned one.
+    assert wgmma.facts()["model.disagree"] == "`bf16-unaligned`"
 
 
 def test_readings():
-    text = wgmma.builds_reading()
-    assert "UTMALDG" in text or "being added" in text
+    facts = wgmma.facts()
+    assert facts["builds.tma"] == "`v2-bf16-tma-persistent`"
+    assert int(facts["builds.tma-registers"]) < int(facts["builds.pointer-registers"])
     assert wgmma.facts()["accumulator"].startswith("128 of its ")
-    assert "1 program fits" in wgmma.programs_per_sm_text()
-    assert wgmma.programs_per_sm_text("nope") == "(not compiled yet)"
+    assert facts["fit.programs"] == "1"  # the page says "1 program fits"
     with pytest.raises(KeyError):
         wgmma.facts()["nope"]
     assert wgmma.facts("nope") == {"accumulator": "(not compiled yet)"}
 
 
 def test_exercise_by_hand():
-    text = wgmma.exercise_text()
-    assert "= 8 wgmma per K step" in text and "= 128 registers" in text
-    assert wgmma.exercise_text("question").startswith("128 × 128 × 64 runs on 4 warps")
+    facts = wgmma.facts()
+    assert facts["exercise.per-step"] == "8" and facts["exercise.registers"] == "128"
+    assert facts["exercise.groups"] == "1"  # "1 warpgroup owns all ... rows"
+    # "as many as the 8-warp 128 x 256 tile"
+    warps, m, n = wgmma.EXERCISE_SAME_AS
+    assert wgmma.accumulator_registers(m, n, warps) == int(facts["exercise.registers"])
 
 
 def test_figure_draws_a_band_per_warpgroup_and_a_slice_per_wgmma():
@@ -91,6 +108,6 @@ def test_figure_draws_a_band_per_warpgroup_and_a_slice_per_wgmma():
     ]
 
 
-def test_row_multiple_text():
-    assert wgmma.row_multiple_text(2) == "8 elements"
-    assert wgmma.row_multiple_text(4) == "4 elements"
+def test_row_multiple():
+    assert wgmma.row_multiple(2) == 8
+    assert wgmma.row_multiple(4) == 4

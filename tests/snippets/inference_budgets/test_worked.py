@@ -8,9 +8,9 @@ from snippets.lib.training_memory.budget import LLAMA3_8B, parameter_count
 
 
 def test_gqa_factors_and_cache_sizes():
-    assert worked.kv_text("llama3-8b") == "128 KiB"
-    assert worked.kv_text("llama3-70b") == "320 KiB"
-    assert worked.gqa_factor_text("llama3-70b") == "8×"
+    assert worked.fmt_kv("llama3-8b") == "128 KiB"
+    assert worked.fmt_kv("llama3-70b") == "320 KiB"
+    assert worked.fmt_gqa_factor("llama3-70b") == "8×"
 
 
 def test_tokens_that_fit_beside_the_weights():
@@ -22,8 +22,8 @@ def test_tokens_that_fit_beside_the_weights():
     room_70b = H200.memory_bytes - 2 * 70_553_706_496
     assert 9.6e9 < room_70b < 9.7e9
     assert worked.tokens_that_fit("llama3-70b") == math.floor(room_70b / (320 * 1024))
-    assert worked.sequences_that_fit_text("llama3-70b") == "3 sequences"
-    assert not worked.room_text("llama3-70b").startswith("minus")
+    assert worked.fmt_sequences_that_fit("llama3-70b") == "3 sequences"
+    assert not worked.fmt_room("llama3-70b").startswith("minus")
 
 
 def test_facts_state_the_memory_as_the_device_reports_it():
@@ -39,7 +39,7 @@ def test_single_sequence_ceiling_is_bandwidth():
     n = parameter_count(LLAMA3_8B)["total"] - 128256 * 4096
     step = (2 * n + 8192 * 128 * 1024) / H200.hbm_bytes_per_s
     assert worked.step_seconds("llama3-8b", 1) == step
-    assert worked.step_text("llama3-8b", 1) == "3.35 ms"
+    assert worked.fmt_step("llama3-8b", 1) == "3.35 ms"
 
 
 def test_critical_batches():
@@ -47,5 +47,5 @@ def test_critical_batches():
     edge = worked.longest_compute_bound_context("llama3-8b")
     assert not math.isinf(worked.critical("llama3-8b", edge))
     assert math.isinf(worked.critical("llama3-8b", edge + 1))
-    assert worked.critical_text("llama3-8b", 0).endswith("sequences")
-    assert worked.WORKED["prompt"] == 2048  # the page's intensity_text(2048)
+    assert worked.fmt_critical("llama3-8b", 0).endswith("sequences")
+    assert worked.WORKED["prompt"] == 2048  # the page's fmt_intensity(2048)

@@ -20,10 +20,8 @@ def test_the_answer():
     assert exercise.unwritten_tail(257, 256) == 1
     assert exercise.luck_pass_chance(3, False) == 0.125
     assert exercise.luck_pass_chance(5, False, dirtied=True) == 0.0
-    assert exercise.answer_text() == (
-        "1 unwritten element(s); it passes by luck with probability 0.5 on "
-        "mixed-sign inputs, 0 on all-positive ones"
-    )
-    assert exercise.one_element_text().startswith("0 programs")
+    facts = exercise.facts()
+    assert (facts["tail"], facts["mixed"], facts["positive"]) == ("1", "0.5", "0")
+    assert facts["one-element-programs"] == "0"
     with pytest.raises(ValueError, match="unwritten"):
         exercise.luck_pass_chance(-1, True)

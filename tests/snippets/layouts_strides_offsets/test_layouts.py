@@ -49,7 +49,7 @@ def test_thread_layout_predicts_the_sass_load_count():
         sass = artifact_build(build)["sass_opcodes"]
         loads = sum(n for op, n in sass.items() if op.startswith("LDG"))
         assert loads == 2 * L.loads_per_input(tv)  # two inputs: x and residual
-    assert "20–23; 532–535" in L.lane_text("aligned")
+    assert "20–23; 532–535" in L.fmt_lane("aligned")
 
 
 def test_page_values_and_figure():

@@ -10,7 +10,7 @@ from snippets.lib import amdahl
 def test_opening_example_caps_at_one_point_two_five():
     assert amdahl.speedup_cap(0.2) == pytest.approx(1.25)
     assert amdahl.overall_speedup(0.2, math.inf) == pytest.approx(1.25)
-    assert amdahl.cap_text(0.2) == "1.25×"
+    assert amdahl.fmt_cap(0.2) == "1.25×"
 
 
 @pytest.mark.parametrize("fraction", [0.0, 0.05, 0.3, 0.5, 0.95])
@@ -65,7 +65,9 @@ def test_table_has_a_row_per_fraction_and_ends_at_the_cap():
 
 def test_facts_format_every_exercise_value_for_prose():
     values = amdahl.facts()
-    assert set(values) == {f"exercise.{k}" for k in amdahl.exercise()}
+    exercise = {k for k in values if k.startswith("exercise.")}
+    assert exercise == {f"exercise.{k}" for k in amdahl.exercise()}
+    assert set(values) - exercise == set(amdahl.page_facts())
     assert values["exercise.fraction"].endswith("%")
     assert values["exercise.cap"].endswith("×")
     assert values["exercise.step_ms"].endswith(" ms")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kernels import transpose as kernel
+from kernels.transpose import versions as kernel
 from snippets.lib import sectors as s
 
 

@@ -5,7 +5,7 @@ from snippets.lib.waves import (
     Waves,
     blocks_floor_divided,
     blocks_needed,
-    gemm_tile_text,
+    fmt_gemm_tile,
     gemm_work_units,
     h200_wave_table,
     unowned_items,
@@ -38,10 +38,10 @@ def test_gemm_tile_and_split_change_the_waves():
     assert narrow.sizes == split.sizes == [132] * 4 + [120]
     assert wide.utilisation < narrow.utilisation
     # The exercise's tile: 18 x 9 tiles again, so the same two waves.
-    assert gemm_tile_text(256, 128) == gemm_tile_text(128, 256).replace(
+    assert fmt_gemm_tile(256, 128) == fmt_gemm_tile(128, 256).replace(
         "128 x 256", "256 x 128"
     )
-    assert "162 blocks in 2 waves of `[132, 30]`" in gemm_tile_text(256, 128)
+    assert "162 blocks in 2 waves of `[132, 30]`" in fmt_gemm_tile(256, 128)
     # Edge tiles count whole: 100 rows in 64-row tiles is two tiles.
     assert gemm_work_units(100, 64, 64, 64) == 2
 

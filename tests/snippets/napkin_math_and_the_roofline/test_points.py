@@ -49,7 +49,7 @@ def test_exercise_flips_bound_with_the_roof():
     assert answer["fp8"][0] == "memory-bound"  # same bytes, twice the rate
     flops = 2 * 1024**3
     assert answer["fp32"][1] == pytest.approx(flops / H200.fp32_flop_per_s)
-    assert "fp8: memory-bound" in rl.exercise_answer_text()
+    assert "fp8: memory-bound" in rl.fmt_exercise_answer()
 
 
 def _bench(tmp_path, kind, rows):

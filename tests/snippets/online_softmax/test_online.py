@@ -41,8 +41,8 @@ def test_one_exponential_update_equals_the_two_exponential_one(scores):
 
 
 def test_exp_counts_are_read_from_the_artifact():
-    text = online.exp_counts_text()
-    assert "`v2-bf16-4096` " in text and "v4 two" in text
+    text = online.facts()["exp-counts"]
+    assert "`v2-bf16-4096` " in text
 
 
 def test_rescale_factor_never_exceeds_one():
@@ -93,16 +93,20 @@ def test_exercise_answers_by_hand():
     assert merged.sum == pytest.approx(b0.sum * math.exp(-3) + b1.sum)
     ref = online.softmax_three_pass([2.0, -1.0, 5.0, 0.0])
     assert answer["softmax"] == pytest.approx(ref)
-    assert "Merged: max 5, sum 1.0590" in online.exercise_text()
-    assert online.exercise_text("question") == "`[2.0, -1.0, 5.0, 0.0]` in blocks of 2"
+    facts = online.facts()
+    assert (facts["exercise.merged.max"], facts["exercise.merged.sum"]) == (
+        "5",
+        "1.0590",
+    )
+    assert facts["exercise.scores"] == "`[2.0, -1.0, 5.0, 0.0]`"
     three, two = 4096 * 32768 * 4 * 4, 4096 * 32768 * 4 * 3
-    text = online.bytes_exercise()
-    assert f"{three / 2**20:,.0f} MiB" in text and f"{three - two:,} bytes" in text
-    assert online.bytes_exercise(part="question") == "4,096 rows of 32,768 columns"
+    assert facts["bytes.three"] == f"{three / 2**20:,.0f} MiB"
+    assert facts["bytes.saved"] == f"{three - two:,}"
+    assert (facts["bytes.rows"], facts["bytes.cols"]) == ("4,096", "32,768")
 
 
-def test_merge_text_and_figure():
-    assert "all 12 orders" in online.merge_text()
+def test_merge_facts_and_figure():
+    assert online.facts()["merge.orders"] == "12"
     fig = online.merge_figure()
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert sum(t.startswith("m=") for t in texts) == 3  # one state per block

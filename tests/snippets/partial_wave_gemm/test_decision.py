@@ -28,9 +28,15 @@ def test_options_by_hand():
 
 def test_answer_and_wrong_answer():
     assert d.choose()["name"] == "Stream-K on 132 SMs"
-    assert "Choose **Stream-K" in d.answer_text()
-    wrong = d.wrong_answer_text()
-    assert "3 rounds" in wrong and "16 units in the last" in wrong
+    facts = d.facts()
+    assert facts["answer.choice"].startswith("Stream-K")
+    assert (facts["wrong.rounds"], facts["wrong.last"]) == ("3", "16")
+    # The page says: split-K's partial sums exceed the whole GEMM's ideal
+    # bytes, and the smaller tile and split-K still end on a partial round.
+    rows = {r["name"]: r for r in d.evaluate()}
+    assert rows["split-K by 2"]["partial_bytes"] > d.ideal_bytes()
+    for name in ("split-K by 2", "smaller tile 128 × 128"):
+        assert rows[name]["units"] % d.SMS != 0
     assert d.predicted_ratio() == pytest.approx(68 / 128, abs=0.005)
     assert d.decision_table().count("\n") == 5
 

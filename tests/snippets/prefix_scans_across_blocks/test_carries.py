@@ -34,15 +34,14 @@ def test_look_back_walks_aggregates_until_a_prefix_and_waits_on_not_ready():
     states = [(carries.PREFIX, 3), (carries.NOT_READY, 0)]
     assert carries.look_back(states, 2)[0] is None
     assert carries.look_back([], 0) == (0, [])
-    assert "publishes the prefix 10" in carries.look_back_text()
+    assert carries.facts()["lookback.prefix"] == "10"
 
 
 def test_schedules_deadlock_without_tickets_and_finish_with_them():
     assert not carries.schedule(COUNTS, 2, 2, tickets=False).finished
     run = carries.schedule(COUNTS, 2, 2, tickets=True)
     assert run.finished and run.prefixes == [3, 6, 10]
-    assert "deadlock" in carries.schedule_text(False)
-    assert "`[3, 6, 10]`" in carries.schedule_text(True)
+    assert carries.facts()["schedule.ticket.prefixes"] == "`[3, 6, 10]`"
 
 
 def test_bytes_and_the_kernel_tiles():
@@ -58,16 +57,23 @@ def test_bytes_and_the_kernel_tiles():
 def test_exercises_by_hand():
     a = carries.exercise(COUNTS, 4)
     assert a == {"totals": [6, 4], "carries": [0, 6], "out": [3, 3, 5, 6, 6, 10]}
-    assert carries.exercise_text("question") == "4"
-    text = carries.exercise_look_back()
-    assert "Exclusive prefix 6, published prefix 10" in text
-    assert "block 2: prefix 5" in text and "block 1" not in text.split("never")[0]
-    assert "block 5" in carries.exercise_look_back("question")
+    facts = carries.facts()
+    assert facts["exercise.block"] == "4"
+    assert (facts["exercise2.exclusive"], facts["exercise2.prefix"]) == ("6", "10")
+    # The page says it never reads blocks 0 and 1.
+    assert facts["exercise2.steps"].endswith("block 2: prefix 5, sum 6")
+    assert "block 1" not in facts["exercise2.steps"]
+    assert facts["exercise2.unread"] == "0 and 1"
+    assert (facts["exercise2.published"], facts["exercise2.aggregates"]) == (
+        "0 to 2",
+        "3 and 4",
+    )
+    assert facts["exercise2.block"] == "5"
 
 
-def test_protocol_text_reads_the_artifact():
-    text = carries.protocol_text()
-    assert "`ATOMG.E.ADD` × 1" in text and "`ATOMG.E.EXCH` × 2" in text
+def test_protocol_facts_read_the_artifact():
+    facts = carries.facts()
+    assert (facts["protocol.ticket"], facts["protocol.publish"]) == ("1", "2")
 
 
 def test_figure_draws_three_rows_of_cells():
@@ -89,6 +95,8 @@ def test_the_look_back_order_changes_the_float32_carry():
     assert facts["carry.early"] != facts["carry.late"]
 
 
-def test_the_protocol_text_names_an_acquire_read_not_a_volatile_load():
-    text = carries.protocol_text()
-    assert "volatile" not in text and "acquire" in text
+def test_the_page_names_an_acquire_read_not_a_volatile_load():
+    page = ROOT / "docs" / "kernels" / "attention" / "prefix-scans-across-blocks.md"
+    text = page.read_text()
+    protocol = text[text.index("shows the protocol in instructions") :][:700]
+    assert "volatile" not in protocol and "acquire" in protocol

@@ -7,5 +7,5 @@ from snippets.qualify_a_generated_kernel import overflow
 
 def test_text():
     assert (
-        overflow.overflow_text() == "2,147,483,649 elements (8 GiB per float32 tensor)"
+        overflow.fmt_overflow() == "2,147,483,649 elements (8 GiB per float32 tensor)"
     )

@@ -34,13 +34,17 @@ def test_answer_by_hand():
         "after": {**builds.REPORT["after"], "warm_median_us": 6.0},
     }
     assert builds.what_changed(faster)["kernel_faster"] is True
-    text = builds.answer_text()
-    assert "25×" in text and "no kernel speedup" in text
+    facts = builds.facts()  # the page says "no kernel speedup is shown"
+    assert facts["answer.first-call-ratio"] == "25×"
+    assert facts["answer.registers-before"] == "30"
 
 
 def test_texts():
     assert builds.facts()["report.before"].startswith("`fp32-unaligned`")
     with pytest.raises(KeyError, match="later"):
         builds.facts()["report.later"]
-    assert "`LDG.E` × 16" in builds.odd_length_text()
+    assert builds.facts()["odd.ops"].startswith("`LDG.E` × 16")
+    # The page says: like the unaligned build, not the aligned one.
+    assert builds.facts()["odd.ops"] == builds.facts()["answer.ops-before"]
+    assert builds.facts()["odd.ops"] != builds.facts()["aligned.ops"]
     assert builds.timers_table().count("yes") == 7

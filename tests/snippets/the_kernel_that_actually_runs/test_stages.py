@@ -48,6 +48,6 @@ def test_tables_and_block():
 
 
 def test_the_hash_covers_exactly_the_kernel():
-    text = stages.kernel_text()
+    text = stages.kernel_source()
     assert text.startswith("@triton.jit\ndef residual_add_relu_v1_kernel(")
     assert "tl.store(" in text and "def validate" not in text

@@ -32,7 +32,7 @@ def test_balancing_beats_a_faster_tile():
     assert now == 2.0 and tuned == pytest.approx(2 / 1.1)
     assert ko.balanced_time(140, 1) == pytest.approx(140 / 132)
     assert ko.balanced_time(140, 1) < tuned
-    assert "140 blocks" in ko.balance_text()
+    assert ko.facts()["balance.blocks"] == "140"
 
 
 def test_example_waves_uses_the_gemm_example():

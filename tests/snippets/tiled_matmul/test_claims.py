@@ -17,9 +17,9 @@ def test_row_stride_touches_one_sector_per_lane():
 
 def test_useful_bytes_do_not_depend_on_the_layout():
     assert claims.useful_bytes_per_warp(2) == 64
-    text = claims.coalescing_text(4096)
-    assert "touches 2 sectors (64 bytes) for 64 useful bytes" in text
-    assert "touches 32 sectors (1024 bytes) for the same 64 useful bytes" in text
+    facts = claims.facts()
+    assert (facts["along"], facts["useful"]) == ("2 sectors (64 bytes)", "64")
+    assert facts["down"] == "32 sectors (1024 bytes)"
 
 
 def test_stride_two_in_bf16_still_fits_four_sectors():
@@ -29,7 +29,7 @@ def test_stride_two_in_bf16_still_fits_four_sectors():
 
 def test_fusion_removes_one_write_and_one_read_of_c():
     assert claims.unfused_epilogue_extra_bytes(4096, 4096, 2) == 2 * 4096 * 4096 * 2
-    assert "removes 67,108,864 bytes (67.1 MB)" in claims.fusion_text(4096, 4096)
+    assert claims.facts()["fusion.bytes"] == "67,108,864 bytes (67.1 MB)"
 
 
 @pytest.mark.parametrize(

@@ -21,5 +21,6 @@ def test_exercise_questions_are_visible_and_only_answers_fold():
     assert "??? question" not in exercises
     assert exercises.count('??? success "Answer"') >= 2
     first_answer = exercises.index('??? success "Answer"')
-    assert "exercise_question()" in exercises[:first_answer]
-    assert "exercise_answer_text()" in exercises[first_answer:]
+    assert "traffic.py:exercise.M -->" in exercises[:first_answer]
+    assert "traffic.py:exercise.ratio -->" in exercises[first_answer:]
+    assert "exercise.ratio" not in exercises[:first_answer]  # no answer above

@@ -43,7 +43,7 @@ def test_one_block_requests_exactly_the_ideal_operand_bytes():
 
 
 def test_ideal_bytes_and_flops_agree_with_the_kernel_module():
-    matmul = pytest.importorskip("kernels.matmul")
+    matmul = pytest.importorskip("kernels.matmul.versions")
     for M, N, K, _, _ in SHAPES:
         assert t.ideal_bytes(M, N, K, 2) == matmul.bytes_moved(M, N, K, 2)
         assert t.matmul_flops(M, N, K) == matmul.flops(M, N, K)
@@ -124,10 +124,12 @@ def test_on_chip_sizes():
     assert t.accumulator_bytes(128, 128) == 64 * 1024
 
 
-def test_tile_range_text():
-    assert t.tile_range_text() == (
-        "going from 64 × 64 to 256 × 256 tiles divides the operand requests by 4"
-    )
+def test_tile_range_facts():
+    assert t.tile_range_facts() == {
+        "tile-range.small": "64 × 64",
+        "tile-range.large": "256 × 256",
+        "tile-range.ratio": "4",
+    }
 
 
 def test_tile_table_has_a_row_per_tile_and_matching_numbers():
@@ -147,16 +149,14 @@ def test_exercise_answer():
     assert answer["operand_requests_per_ideal_byte"] == operands / ideal
     assert answer["ideal_limit"] == "compute-bound"
     assert answer["request_limit"] == "memory-bound"
-    text = t.exercise_answer_text()
-    assert f"**{operands / ideal:.2f}**" in text
-    assert "only if L2 serves" in text
-
-
-def test_exercise_reading_covers_every_verdict_pair():
-    both = t._exercise_reading("compute-bound", "compute-bound")
-    neither = t._exercise_reading("memory-bound", "memory-bound")
-    assert "still take longer" in both
-    assert "no tile size" in neither
+    facts = t.facts()
+    assert facts["exercise.ratio"] == f"{operands / ideal:.2f}"
+    # The page's reading ("only if L2 serves enough of the repeated
+    # requests") holds for this pair of verdicts only.
+    assert (facts["exercise.ideal-limit"], facts["exercise.request-limit"]) == (
+        "compute-bound",
+        "memory-bound",
+    )
 
 
 @pytest.mark.parametrize(
@@ -170,7 +170,7 @@ def test_exercise_reading_covers_every_verdict_pair():
         (lambda: t.facts()["worked.speed"], KeyError, "worked.speed"),
         (lambda: t.worked_limit("hbm"), ValueError, "which"),
         (lambda: t.facts()["h200.l2"], KeyError, "h200.l2"),
-        (lambda: t.crossing_text("cube"), ValueError, "kind"),
+        (lambda: t.crossing("cube"), ValueError, "kind"),
         (lambda: t.fmt_si(-1, "B"), ValueError, "negative"),
     ],
     ids=[

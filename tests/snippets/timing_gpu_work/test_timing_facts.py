@@ -46,7 +46,7 @@ def test_exercise_numbers():
     assert tf.facts()["exercise.no_sync"] == "500 µs"
     assert tf.facts()["exercise.per_call"] == "5.02 µs"
     assert tf.facts()["exercise.share"] == "60%"
-    assert "without a synchronize" in tf.async_text(5.0, 50.0, 10)
+    assert "without a synchronize" in tf.fmt_async(5.0, 50.0, 10)
 
 
 def test_the_flush_keeps_the_stream_busy_for_tens_of_microseconds():

@@ -41,7 +41,7 @@ def test_gpu_runs_are_never_pooled_with_cpu_runs(tmp_path):
     write_run(tmp_path, "2", "cuda", (2.0, 1.9, 2.1), (1.0, 0.9, 1.1))
     assert [r["name"] for r in spread.runs(tmp_path)] == ["1-compare-x.json"]
     assert spread.verdicts(spread.runs(tmp_path, gpu=True)) == {"8×8": ["compile"]}
-    assert spread.spread_text("gpu_runs", tmp_path) == "1"
+    assert spread.fmt_spread("gpu_runs", tmp_path) == "1"
     empty = tmp_path / "none"
     empty.mkdir()
     assert "No GPU comparison" in spread.runs_table(empty, gpu=True)
@@ -49,11 +49,11 @@ def test_gpu_runs_are_never_pooled_with_cpu_runs(tmp_path):
 
 def test_the_committed_runs_agree_with_the_page():
     found = spread.runs()
-    assert len(found) == int(spread.spread_text("runs")) >= 2
+    assert len(found) == int(spread.fmt_spread("runs")) >= 2
     table = spread.runs_table()
     assert table.count("\n") == 2 + sum(len(r["timings"]) for r in found)
 
 
 @pytest.mark.parametrize("field", ["runs", "gpu_runs", "flips", "steady"])
 def test_every_prose_fact_is_computed(field):
-    assert spread.spread_text(field)
+    assert spread.fmt_spread(field)

@@ -20,10 +20,10 @@ def test_mfu_and_days_by_hand():
 
 
 def test_decode_is_dominated_by_the_mlp():
-    assert worked.biggest_op_text("llama3-8b", "decode").startswith("gate and up")
+    assert worked.fmt_biggest_op("llama3-8b", "decode").startswith("gate and up")
     table = worked.layer_table("llama3-8b", "decode")
     assert table.count("memory") == 5
-    assert worked.duration_text(2e-3) == "2 ms"
+    assert worked.fmt_duration(2e-3) == "2 ms"
 
 
 def test_the_whole_step_adds_the_head_and_matches_the_inference_page():

@@ -12,14 +12,14 @@ from snippets.lib.training_memory.budget import (
 def test_eight_b_state_fits_and_headroom():
     params = parameter_count(LLAMA3_8B)["total"]
     assert worked.model_state_gb("llama3-8b") == round(16 * params / 1e9, 1)
-    assert worked.state_headroom_text("llama3-8b").endswith("left for activations")
-    assert worked.state_headroom_text("llama3-70b").startswith("short by")
+    assert worked.fmt_state_headroom("llama3-8b").endswith("left for activations")
+    assert worked.fmt_state_headroom("llama3-70b").startswith("short by")
 
 
 def test_only_full_recompute_fits_the_worked_sequence():
-    assert worked.total_text("llama3-8b", "full").endswith("which fits")
+    assert worked.fmt_total("llama3-8b", "full").endswith("which fits")
     for mode in ("none", "selective"):
-        assert worked.total_text("llama3-8b", mode).endswith("does not fit")
+        assert worked.fmt_total("llama3-8b", mode).endswith("does not fit")
 
 
 def test_longest_sequence_is_the_edge_of_fitting():
@@ -62,6 +62,6 @@ def test_facts_state_the_recipe_and_the_device_memory():
 
 
 def test_texts_and_table():
-    assert worked.per_token_layer_text("llama3-8b", "full") == "8 KiB"
+    assert worked.fmt_per_token_layer("llama3-8b", "full") == "8 KiB"
     assert worked.state_table("llama3-70b").count("\n") == 6
-    assert worked.min_ranks_text("llama3-70b", 0) == "no number of GPUs"
+    assert worked.fmt_min_ranks("llama3-70b", 0) == "no number of GPUs"

@@ -4,6 +4,7 @@ last, partial block.
 What is wrong: sizes that are a multiple of 1024 are right; any other
 loses its last n % 1024 elements (an input smaller than a block sums to 0).
 Expected check: values
+Expected case: size-257
 """
 
 import torch

@@ -4,6 +4,7 @@ from earlier blocks is dropped.
 What is wrong: inputs of one block (up to 1024 elements) are right; from
 the second block on every prefix misses the sum of the blocks before it.
 Expected check: values
+Expected case: two-blocks
 """
 
 import torch

@@ -4,6 +4,7 @@ What is wrong: for scores above about 88, exp overflows float32 to inf and
 the row becomes inf / inf = NaN. Ordinary random inputs never get there;
 the large-values case does.
 Expected check: values
+Expected case: large-values
 """
 
 import torch

@@ -4,6 +4,7 @@ once, as if a row always fitted in one block.
 What is wrong: a row wider than the block keeps its tail unwritten and its
 maximum and sum ignore that tail. Rows up to 1024 columns are right.
 Expected check: values
+Expected case: wide-row
 """
 
 import torch

@@ -4,6 +4,7 @@ whatever the tensor says.
 What is wrong: a row-major input is transposed right; an input that is
 itself a transposed view is read in the wrong order.
 Expected check: values
+Expected case: transposed
 """
 
 import torch

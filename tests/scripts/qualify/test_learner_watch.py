@@ -1,4 +1,4 @@
-"""scripts/practice/watch.py: what one launch did, under the interpreter."""
+"""scripts/qualify/learner_watch.py: what one launch did, under the interpreter."""
 
 import os
 
@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from scripts.practice.watch import watched
+from scripts.qualify.learner_watch import watched
 
 HERE = os.path.realpath(__file__)
 

@@ -1,17 +1,19 @@
-"""The learner's side of a practice check: load the file, call its function
-on each case's inputs, write the tensors back. Nothing is judged here.
+"""The learner's process (the learner trust level, ``learner.py``): load the
+file, call its function on each case's inputs, write the tensors back.
+Nothing is judged here; the practice grader judges.
 
-``python -m scripts.practice.child LISTING`` (run by ``scripts.practice``
-under ``TRITON_INTERPRET=1``): each line of LISTING is a learner's file and a
-job folder, run in turn so torch and Triton load once, each from the
-learner's file's own folder. A job folder holds ``plan.json`` and one
-``in<i>.safetensors`` per case; for each case the child writes the case's
-name to ``LISTING.progress`` before calling, then ``out<i>.safetensors`` (the
-output with its guard bytes, the inputs' storages after the call, a second
-output for a determinism check) and ``out<i>.json`` (ok with what the
-launches did, or the exception in one line with the learner's line);
-``printed.txt`` (what the file printed, bounded); ``done`` at the end, or
-``fatal.json`` if the file would not import or lacks the function.
+``python -m scripts.qualify.learner_child LISTING`` (started by
+``learner.run`` under ``TRITON_INTERPRET=1``): each line of LISTING is a
+learner's file and a job folder, run in turn so torch and Triton load once,
+each from the learner's file's own folder. A job folder holds ``plan.json``
+and one ``in<i>.safetensors`` per case; for each case the child writes the
+case's name to ``LISTING.progress`` before calling, then
+``out<i>.safetensors`` (the output with its guard bytes, the inputs'
+storages after the call, a second output for a determinism check) and
+``out<i>.json`` (ok with what the launches did, or the exception in one line
+with the learner's line); ``printed.txt`` (what the file printed, bounded);
+``done`` at the end, or ``fatal.json`` if the file would not import or lacks
+the function.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from scripts.practice.watch import watched
+from scripts.qualify.learner_watch import watched
+from scripts.qualify.races import watching
 from snippets.lib.accesses import describe, reads_into_guards, record
 
 DTYPES = {"float32": torch.float32, "int32": torch.int32, "uint8": torch.uint8}
@@ -146,6 +149,7 @@ def run_case(function, index: int, case: dict, job: Path, plan: dict, path: str)
     with contextlib.ExitStack() as stack:
         read_past = stack.enter_context(reads_into_guards(spans))
         seen = stack.enter_context(watched(buffer, storages, path))
+        races = stack.enter_context(watching())
         if plan.get("accesses") and index == 0:  # the first case, drawn
             drawn = stack.enter_context(record({**storages, "out": out}))
         function(*args, out, **case["params"])
@@ -158,7 +162,22 @@ def run_case(function, index: int, case: dict, job: Path, plan: dict, path: str)
         tensors["again"] = again.clone()
     tensors.update({f"in:{n}": s.clone() for n, s in storages.items()})
     save_file(tensors, str(job / f"out{index}.safetensors"))
-    return {"status": "ok", "read_past": sorted(read_past), **seen.summary()}
+    race = race_named(races.found, {**storages, "out": out})
+    return {"status": "ok", "read_past": sorted(read_past), "race": race,
+            **seen.summary()}  # fmt: skip
+
+
+def race_named(race, tensors: dict) -> dict | None:
+    """The race (scripts/qualify/races.py) with its address named as the
+    exercise names its tensors, where it lies in one."""
+    if race is None:
+        return None
+    found = race.to_dict()
+    for name, tensor in tensors.items():
+        start, size = tensor.data_ptr(), tensor.element_size()
+        if start <= race.address < start + tensor.numel() * size:
+            found["tensor"], found["element"] = name, (race.address - start) // size
+    return found
 
 
 def run_job(number: int, path: str, job: Path, progress: Path) -> None:

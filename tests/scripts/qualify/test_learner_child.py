@@ -2,7 +2,7 @@
 
 import torch
 
-from scripts.practice import child
+from scripts.qualify import learner_child as child
 
 
 def test_an_input_sits_between_nan_guards():

@@ -2,8 +2,9 @@
 (``TRITON_INTERPRET=1``): whether a store from a kernel in the learner's file
 reached ``out`` (and which other file's kernel did, if one did), which
 tensor each atomic touched and whether it was a float atomic, and the input
-precision of every float32 ``tl.dot``. The child wraps one case's call in
-:func:`watched`; the parent judges the summary.
+precision of every float32 ``tl.dot``. The learner's process
+(``learner_child.py``) wraps one case's call in :func:`watched`; the
+practice grader judges the summary.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.realpath(__file__))
 #: Frames of these files sit between a kernel's line and the builder.
 PLUMBING = (
-    os.path.join(HERE, "watch.py"),
+    os.path.join(HERE, "learner_watch.py"),
     os.path.realpath(os.path.join(HERE, "..", "..", "snippets", "lib", "accesses.py")),
+    os.path.join(HERE, "races.py"),
 )
 
 
@@ -36,7 +38,8 @@ class Seen:
 
         addresses = np.asarray(ptrs.data).astype(np.uint64).reshape(-1)
         if mask is not None:
-            active = np.broadcast_to(np.asarray(mask.data), ptrs.data.shape)
+            active = np.asarray(mask.data).astype(bool)  # int32 at times
+            active = np.broadcast_to(active, ptrs.data.shape)
             addresses = addresses[active.reshape(-1)]
         if not addresses.size:
             return []

@@ -1,0 +1,69 @@
+"""A matmul with no tl.dot: each step multiplies a 32 x 8 tile of a by an
+8 x 32 tile of b elementwise, as a 32 x 8 x 32 block of float32 products,
+and sums over the middle axis.
+
+Unusual but correct: the products are exact float32 (no tensor-core
+precision to choose), summed in float32 in another order than a dot's.
+Expected: qualified
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def broadcast_sum_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+):  # fmt: skip
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    ks = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + ks
+        a = tl.load(
+            a_ptr + rows[:, None] * sam + kk[None, :] * sak,
+            mask=(rows[:, None] < M) & (kk[None, :] < K),
+            other=0.0,
+        ).to(tl.float32)
+        b = tl.load(
+            b_ptr + kk[:, None] * sbk + cols[None, :] * sbn,
+            mask=(kk[:, None] < K) & (cols[None, :] < N),
+            other=0.0,
+        ).to(tl.float32)
+        acc += tl.sum(a[:, :, None] * b[None, :, :], axis=1)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    c_ptrs = c_ptr + rows[:, None] * N + cols[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+def validate(a, b):
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+            raise TypeError(f"{name} has dtype {t.dtype}; use a 32- or 16-bit float")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+    if b.dtype != a.dtype:
+        raise TypeError(f"b has dtype {b.dtype} but a has {a.dtype}")
+    if b.shape[0] != a.shape[1]:
+        raise ValueError(f"b has {b.shape[0]} rows but a has {a.shape[1]} columns")
+    if b.device != a.device:
+        raise ValueError(f"b is on {b.device} but a is on {a.device}")
+
+
+def matmul(a, b):
+    validate(a, b)
+    (M, K), N = a.shape, b.shape[1]
+    c = torch.empty((M, N), dtype=a.dtype, device=a.device)
+    if M * N == 0:
+        return c
+    grid = (triton.cdiv(M, 32), triton.cdiv(N, 32))
+    broadcast_sum_kernel[grid](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        BM=32, BN=32, BK=8,
+    )  # fmt: skip
+    return c
