@@ -115,6 +115,14 @@ class Tensor:
     def __len__(self):
         return self.shape[0]
 
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise OutsideSubset(f"tensor.{name}")
+
+    def new_empty(self, *shape, dtype=None, device=None, **options) -> Tensor:
+        return empty(*shape, dtype=dtype or self.dtype)
+
     # --- views -------------------------------------------------------------
     def t(self) -> Tensor:
         if len(self.shape) != 2:
