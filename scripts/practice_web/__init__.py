@@ -4,7 +4,10 @@ compiled interpreter). Standard library only, one job a module:
 
 - ``dtypes``: the dtypes the exercises use, their rounding and promotion.
 - ``arith``: shapes, broadcasting, IEEE arithmetic and numpy's sum order.
-- ``language``: ``triton.language``, the subset (blocks, loads, stores, dot).
+- ``blocks``: the block type, elementwise operations, programs and constants.
+- ``blockops``: loads, stores and atomics, reductions, scans, ``tl.dot``.
+- ``language``: ``triton.language``, the subset's names gathered from both.
+- ``races``: races between the programs of one launch, the harness's rule.
 - ``tensor``: ``torch``, the tensor the wrappers and references use.
 - ``runtime``: ``triton`` (``jit``, launches) and the loader of a learner's file.
 - ``rng``: torch's CPU generator, so the page's cases are the CLI's.

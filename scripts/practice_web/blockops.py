@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 
-from scripts.practice_web import arith, dtypes
+from scripts.practice_web import arith, blocks, dtypes
 from scripts.practice_web.blocks import (
     Block,
     Fault,
@@ -18,6 +18,7 @@ from scripts.practice_web.blocks import (
     Pointer,
     block,
     cast,
+    constexpr,
     convert,
     events,
     plain,
@@ -26,6 +27,7 @@ from scripts.practice_web.blocks import (
     zeros,
 )
 from scripts.practice_web.dtypes import DType, float32, int32
+from scripts.practice_web.races import SEMANTICS
 
 # --------------------------------------------------------------------------
 # Memory
@@ -69,6 +71,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
     places, active = _lanes(pointer, mask, "a load")
     memory, dtype = pointer.memory, pointer.element
     _check(memory, places, active, "a load")
+    blocks.current.note("load", memory, places, active)
     values = memory.values
     if active is None:
         return Block([values[p] for p in places], pointer.shape, dtype)
@@ -98,12 +101,18 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
         if active is None or active[i]:
             values[place] = data[i]
     events.append(("store", memory))
+    blocks.current.note("store", memory, places, active)
 
 
 def atomic_add(pointer, val, mask=None, sem=None, scope=None) -> Block:
+    sem = sem.value if isinstance(sem, constexpr) else sem
+    if sem not in SEMANTICS:
+        named = ", ".join(k for k in SEMANTICS if k)
+        raise ValueError(f"sem={sem!r} is not one of Triton's: {named}")
     places, active = _lanes(pointer, mask, "an atomic add")
     memory, dtype = pointer.memory, pointer.element
     _check(memory, places, active, "an atomic add")
+    blocks.current.note("atomic", memory, places, active, sem)
     val = block(val, dtypes.weak_promote(dtype, plain(val))
                 if not isinstance(val, Block) else None)  # fmt: skip
     data = arith.expand(values_as(val, dtype), val.shape, pointer.shape)

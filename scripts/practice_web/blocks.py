@@ -73,9 +73,14 @@ def pointer_to(element: DType) -> Pointer:
 class Launch:
     """The program now running: its ids, the grid, what it touched."""
 
-    def __init__(self, grid=(1, 1, 1)):
+    def __init__(self, grid=(1, 1, 1), record=None):
         self.grid = tuple(grid) + (1,) * (3 - len(grid))
         self.pid = (0, 0, 0)
+        self.record = record  # races.Record of a launch of several programs
+
+    def note(self, kind, memory, places, active, sem=None) -> None:
+        if self.record is not None:
+            self.record.note(kind, self.pid, memory, places, active, sem)
 
 
 #: Set by the launcher around each program (runtime.py).
@@ -450,7 +455,8 @@ def where(condition, x, y) -> Block:
 # --------------------------------------------------------------------------
 
 #: What the launches did, for the grader: ("store", storage),
-#: ("atomic", storage, op, is_float), ("dot", precision), ("guard", storage).
+#: ("atomic", storage, op, is_float), ("dot", precision), ("guard", storage),
+#: ("race", the launch's first race as races.first_race gives it).
 events: list[tuple] = []
 
 

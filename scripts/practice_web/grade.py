@@ -27,6 +27,7 @@ from scripts.practice_web import blocks, cases, diagnose, runtime, tensor
 from scripts.practice_web.blocks import Fault, OutsideSubset
 from scripts.practice_web.dtypes import BY_NAME
 from scripts.practice_web.tensor import Tensor
+from scripts.qualify.race_report import race_problem
 
 NOT_RUN = "not run: the process stopped in an earlier case"
 PRINT_LIMIT = 4000
@@ -237,6 +238,9 @@ def _values_failure(exercise, case, values, returned, inputs, made) -> Failure |
         _bits(a) == _bits(b) for a, b in zip(got, returned["again"].tolist_flat())
     ):
         return made("nondeterministic", "a second call gave other bits")
+    race = next((e[1] for e in returned["events"] if e[0] == "race"), None)
+    if race:  # right here, in the order the programs ran only
+        return made("race", race_problem(race))
     return None
 
 

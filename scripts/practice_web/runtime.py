@@ -18,8 +18,14 @@ import itertools
 import math
 import types
 
-from scripts.practice_web import blocks, language, tensor
-from scripts.practice_web.blocks import Block, OutsideSubset, constexpr, pointer_to
+from scripts.practice_web import blocks, language, races, tensor
+from scripts.practice_web.blocks import (
+    Block,
+    OutsideSubset,
+    Pointer,
+    constexpr,
+    pointer_to,
+)
 from scripts.practice_web.dtypes import of_python, rounder
 
 #: Programs one launch may run before the page calls it a hang.
@@ -69,17 +75,28 @@ class Kernel:
             for name, value in bound.arguments.items()
         }  # fmt: skip
         full = grid + (1,) * (3 - len(grid))
+        record = races.Record(self.__name__, _pointers(values)) \
+            if math.prod(full) > 1 else None  # fmt: skip
         saved = blocks.current
-        blocks.current = blocks.Launch(full)
+        blocks.current = blocks.Launch(full, record)
         try:
             for pid in itertools.product(*(range(g) for g in full)):
                 blocks.current.pid = pid
                 self.fn(**values)
         finally:
             blocks.current = saved
+        race = record and races.first_race(record)
+        if race:
+            blocks.events.append(("race", race))
 
     def run(self, *args, grid, **kwargs):
         return self.launch(grid, args, kwargs)
+
+
+def _pointers(values: dict) -> list:
+    """(parameter, storage, first element) of each pointer argument."""
+    return [(name, v.memory, v.data[0]) for name, v in values.items()
+            if isinstance(v, Block) and isinstance(v.dtype, Pointer)]  # fmt: skip
 
 
 def _is_constexpr(annotation) -> bool:

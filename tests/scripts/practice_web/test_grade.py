@@ -65,6 +65,9 @@ def test_every_file_gets_the_clis_verdict_and_hint_case_by_case(graded, page_gra
         cli = [(case, ok, hint) for case, ok, _, hint in graded[name]]
         page = [(o.case, o.passed, o.hint) for o in report.outcomes]
         assert page == cli, name
+        said = zip(report.outcomes, graded[name], strict=True)
+        raced = [(o.message, c[2]) for o, c in said if c[3] == "race"]
+        assert all(ours == theirs for ours, theirs in raced), name  # the sentence too
 
 
 # --------------------------------------------------------------------------
@@ -81,8 +84,8 @@ def interpreter_out(exercise, path: Path, index: int):
     """out (flat) after Triton's interpreter ran the file on the CLI's case."""
     import torch
 
-    from scripts.practice import child
     from scripts.practice.grader import GUARD, SENTINEL, build_case
+    from scripts.qualify import learner_child as child
 
     case = exercise.cases[index]
     bases = build_case(case, index)
