@@ -26,14 +26,20 @@ from scripts.practice.exercises import BY_NAME, EXERCISES, ROOT
 from scripts.site import calculators
 
 SITE_PYTHON = "assets/kernel-editor/py"
-#: What the worker imports: the exercises' data, hints and source checks, and
-#: the subset (all standard library, checked by tests/scripts/site).
+#: What the worker imports: the exercises' data, hints and source checks, the
+#: harness's case model, source reader and race sentence, and the subset (all
+#: standard library, checked by tests/scripts/site/test_kernel_editor.py).
 PYTHON_FILES = (
     "scripts/__init__.py",
     "scripts/practice/__init__.py",
     "scripts/practice/exercises.py",
     "scripts/practice/hints.py",
     "scripts/practice/source.py",
+    "scripts/qualify/__init__.py",
+    "scripts/qualify/learner_cases.py",
+    "scripts/qualify/learner_source.py",
+    "scripts/qualify/race_report.py",
+    "scripts/qualify/review.py",
     *sorted(
         p.relative_to(ROOT).as_posix()
         for p in (ROOT / "scripts" / "practice_web").glob("*.py")
