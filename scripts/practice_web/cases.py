@@ -13,9 +13,8 @@ from scripts.practice.exercises import Case, Exercise, Input
 from scripts.practice_web import arith, dtypes
 from scripts.practice_web.rng import Generator
 from scripts.practice_web.tensor import Storage, Tensor
+from scripts.qualify.learner_cases import GUARD, SENTINEL  # the CLI's own
 
-#: The CLI grader's sentinel byte and guard width (scripts/practice/grader.py).
-SENTINEL, GUARD = 0x7F, 1024
 #: An exercise runs on the page when every input of every case fits this.
 PAGE_BYTES = 64 << 20
 GUARD_FILL = {"float32": math.nan, "int32": 2**30, "uint8": 0xA5}

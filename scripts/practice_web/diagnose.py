@@ -12,11 +12,9 @@ from __future__ import annotations
 import math
 import struct
 
+from scripts.practice.hints import MATCH_RTOL, ULPS
 from scripts.practice_web.blocks import convert
 from scripts.practice_web.dtypes import float32, float64
-
-#: The CLI's "a few ulp" and its match tolerance for a known mistake.
-ULPS, MATCH_RTOL = 8, 1e-3
 
 
 def missing(out, sentinel=None) -> list[bool]:
