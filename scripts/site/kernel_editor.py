@@ -1,12 +1,13 @@
 """The kernel editor on the on-ramp and the practice pages: the starter in
 an editor, Run and Check, the grader's verdict and hints, graded in the
-reader's browser (``scripts/practice_web`` in Pyodide, in a worker; nothing
-leaves the reader's machine).
+reader's browser (``scripts/practice_web`` in Pyodide, loaded by
+``docs/assets/kernel_editor.js`` on the first Check or Run; nothing leaves the
+reader's machine).
 
 ``<!-- insert: scripts/site/kernel_editor.py:editor("vector-add") -->``
     the editor for one exercise, as one line of HTML (the starter in a data
     attribute, so no blank line ends the HTML block), or, for an exercise the
-    page cannot run, an element saying so that the page's words explain.
+    page cannot run, an empty element: the page's words say why.
 ``<!-- insert: scripts/site/kernel_editor.py:where_it_runs() -->``
     every exercise: on the page, or the local grader and the input size
     that decides it.
@@ -52,7 +53,9 @@ def _attr(value) -> str:
 
 
 def editor(name: str) -> str:
-    """One exercise's editor (or its local-only notice), one line of HTML."""
+    """One exercise's editor (or its local-only notice), one line of HTML.
+    The textarea starts empty: the script fills it with the reader's saved
+    code or the starter, so the starter is never indexed as the page's text."""
     from scripts.practice_web.cases import runs_on_page
 
     exercise = BY_NAME[name]
@@ -61,25 +64,42 @@ def editor(name: str) -> str:
                 f'data-exercise="{_attr(name)}"></div>')  # fmt: skip
     starter = (exercise.folder / "starter.py").read_text(encoding="utf-8")
     rows = max(12, min(40, starter.count("\n") + 2))
+    buttons = "".join(
+        f'<button type="button" class="md-button{extra}" '
+        f'data-action="{action}">{label}</button>'
+        for action, label, extra in BUTTONS
+    )
     return (
         f'<div class="kernel-editor" data-exercise="{_attr(name)}" '
-        f'data-starter="{_attr(starter)}" data-rows="{rows}" '
-        f'data-files="{_attr(" ".join(PYTHON_FILES))}"></div>'
+        f'data-starter="{_attr(starter)}" '
+        f'data-files="{_attr(" ".join(PYTHON_FILES))}">'
+        f'<textarea class="kernel-editor-code" rows="{rows}" spellcheck="false" '
+        f'autocapitalize="off" aria-label="{_attr(exercise.title)}: your kernel">'
+        f'</textarea><p class="kernel-editor-actions">{buttons}</p>'
+        '<div class="kernel-editor-output" data-output aria-live="polite" '
+        "hidden></div></div>"
     )
+
+
+#: (action, label, extra class) of the editor's buttons, in order.
+BUTTONS = (
+    ("check", "Check", " md-button--primary"),
+    ("run", "Run", ""),
+    ("reset", "Starter", ""),
+)
 
 
 def where_it_runs() -> str:
     """Every exercise: on the page, or the local grader, with the largest
     input one of its cases needs."""
-    from scripts.practice_web.cases import PAGE_BYTES, input_bytes, runs_on_page
+    from scripts.practice_web.cases import input_bytes, runs_on_page
 
     rows = []
     for e in EXERCISES:
         largest = max(input_bytes(s) for c in e.cases for s in c.inputs)
         where = "on the page" if runs_on_page(e) else "local grader"
         rows.append([f"`{e.name}`", where, _size(largest)])
-    table = markdown_table(["exercise", "graded", "largest input"], rows)
-    return f"{table}\n\nThe page holds inputs up to {_size(PAGE_BYTES)}."
+    return markdown_table(["exercise", "graded", "largest input"], rows)
 
 
 def _size(count: int) -> str:
@@ -97,7 +117,9 @@ def runtime_bytes() -> int:
 
 
 def facts() -> dict[str, str]:
-    return {"runtime_size": _size(runtime_bytes())}
+    from scripts.practice_web.cases import PAGE_BYTES
+
+    return {"runtime_size": _size(runtime_bytes()), "page_bytes": _size(PAGE_BYTES)}
 
 
 def write_site(site_dir: Path) -> None:

@@ -7,6 +7,11 @@ def test_the_editor_carries_the_starter_on_one_line():
     markup = kernel_editor.editor("vector-add")
     assert "\n" not in markup and 'data-exercise="vector-add"' in markup
     assert "data-starter=" in markup and "scripts/practice_web/grade.py" in markup
+    # The textarea starts empty (the script fills it), so search never
+    # indexes the starter as the page's text; Check, Run and the starter.
+    assert "></textarea>" in markup
+    for action, label, _ in kernel_editor.BUTTONS:
+        assert f'data-action="{action}">{label}</button>' in markup
 
 
 def test_an_exercise_too_big_for_the_page_says_so():
