@@ -10,6 +10,8 @@
 - ``collectives``: measures collectives among local processes.
 - ``device_run``: every device check in one command, for a GPU lease.
 - ``practice``: the practice track's exercises, grader and command line.
+- ``practice_web``: the practice grader in the reader's browser, on a
+  pure-Python Triton subset.
 - ``qualify``: the evaluator: qualifies a candidate kernel against a task.
 - ``sanitize``: runs Compute Sanitizer over the planted bugs and the
   kernels.

@@ -231,7 +231,11 @@ EXERCISES: tuple[Exercise, ...] = (
                 params={"scale": 1.0, "bias": 0.0},
             ),
         ),
-        tolerance=("close", 0.0, 1e-6),
+        # x * scale rounds to float32 before the bias is added: an error of up
+        # to 2**-24 |x * scale| that no rtol covers where the sum is near 0
+        # (with atol 0 the solution failed seeds 5, 7, 8, 9 and 13). atol 1e-6
+        # covers |x * scale| up to 16: randn inputs, scales up to 2.
+        tolerance=("close", 1e-6, 1e-6),
         hints={
             "nan_lost": "NaN must stay NaN (torch.relu keeps it): tl.where(v < 0, 0.0, v) "
             "keeps it, since NaN < 0 is false; tl.where(v > 0, v, 0.0) does not, and "

@@ -41,7 +41,7 @@ from scripts.practice.source import (  # noqa: F401  (re-exported)
     read_source,
 )
 from scripts.qualify import learner
-from scripts.qualify.judge import compare, mutated, never_written, race_problem
+from scripts.qualify.judge import compare, mutated, never_written
 from scripts.qualify.learner_cases import (  # noqa: F401  (re-exported)
     GUARD,
     SENTINEL,
@@ -50,6 +50,7 @@ from scripts.qualify.learner_cases import (  # noqa: F401  (re-exported)
     inputs64,
     prepare,
 )
+from scripts.qualify.race_report import race_problem
 
 TIME_LIMIT_S = learner.TIME_LIMIT_S
 #: Signals that mean an address no tensor holds.

@@ -23,7 +23,8 @@ Modules, one job each:
 - ``builders``: builds the inputs of each case, as the parent's own tensors.
 - ``evaluator``: runs one qualification, from the source to the verdict.
 - ``gate``: refuses a source before it runs (static allow-list, syntax).
-- ``review``: lists what a reviewer should read, and escapes untrusted text.
+- ``review``: lists what a reviewer should read, and escapes and clips
+  untrusted text.
 - ``sandbox``: bubblewrap or the fallback, limits, and the fork server client
   (the hostile trust level, for qualification).
 - ``learner``: the learner trust level, for practice: one process for a
@@ -47,6 +48,8 @@ Modules, one job each:
   interpreter as compiled code rounds them.
 - ``races``: races between the programs of one launch, from the accesses
   the interpreter runs.
+- ``race_report``: a race as the one sentence both graders print (standard
+  library only: the page's grader imports it in the browser).
 - ``judge``: judges calls and cases from the child's claims and bytes.
 - ``verdict``: the verdict record and the lines the evaluator prints.
 - ``refresh``: regenerates the committed verdicts and the corpus.

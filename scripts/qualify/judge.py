@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from scripts.qualify import review
 from scripts.qualify.builders import Call
 from scripts.qualify.cases import Case
 from scripts.qualify.checks import CHECK_ORDER
+from scripts.qualify.race_report import race_problem
 from scripts.qualify.records import RecordError
+from scripts.qualify.review import clip
 from snippets.kernel_correctness_contracts.contract import (
     allowed_ulps,
     bits,
@@ -104,12 +105,6 @@ def meta_problem(
     if got_device != device:
         return f"returned a tensor on {got_device}, inputs on {device}"
     return None
-
-
-def clip(text: str, limit: int = 160) -> str:
-    """A child's string, one line, escaped, at most `limit` characters."""
-    text = review.escape(" ".join(str(text).split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --------------------------------------------------------------------------
@@ -422,25 +417,6 @@ def judge_kernel_call(
     if claim["race"]:
         tally.check("race-free", race_problem(claim["race"]))
     return tally.failures, tally.evaluated, values
-
-
-def race_problem(race: dict) -> str:
-    """The race a call's launch showed (scripts/qualify/races.py), with
-    the two programs and the element, in one sentence."""
-    first, second = (", ".join(str(i) for i in p[:3]) for p in race["programs"][:2])
-    verbs = [RACE_VERBS.get(k, "reaches") for k in race["kinds"][:2]]
-    verbs += ["reaches"] * (2 - len(verbs))
-    where = clip(race["tensor"], 60) or "an address in no argument"
-    if race["element"] >= 0:
-        where = f"element {race['element']} of {where}"
-    return (
-        f"a race in {clip(race['kernel'], 60)}: program ({second}) "
-        f"{verbs[1]} {where}, which program ({first}) {verbs[0]}, and no "
-        "atomic orders the two"
-    )
-
-
-RACE_VERBS = {"load": "loads", "store": "stores", "atomic": "updates atomically"}
 
 
 def _family_task():

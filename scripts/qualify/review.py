@@ -120,3 +120,9 @@ def escape(text: str) -> str:
         return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
     return _CONTROL.sub(show, text)
+
+
+def clip(text: str, limit: int = 160) -> str:
+    """A child's string, one line, escaped, at most `limit` characters."""
+    text = escape(" ".join(str(text).split()))
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -23,6 +23,8 @@ Modules, one job each:
   page.
 - ``calculator_runtime``: what a calculator runs in the reader's browser
   (Pyodide).
+- ``kernel_editor``: the practice pages' kernel editor, graded in the
+  reader's browser, and the table of where each exercise runs.
 - ``badges``: the evidence badge at the end of a claim.
 - ``glossary``: the glossary page, from ``glossary.yml``.
 - ``roadmap``: the learning path: navigation, access levels, roadmap

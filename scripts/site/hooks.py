@@ -67,7 +67,7 @@ from properdocs.exceptions import PluginError
 from properdocs.structure.files import File, Files
 from properdocs.utils.meta import get_data
 
-from scripts.site import calculators, placeholders, prefetch, site_files
+from scripts.site import calculators, kernel_editor, placeholders, prefetch, site_files
 from scripts.site.badges import BadgeError, expand_badges
 from scripts.site.build_cache import (
     MISSING,
@@ -556,6 +556,7 @@ def on_post_build(config, **kwargs):
     prefetch.stop(_state.pop("ahead", None), _state.pop("claims", None))
     site_files.write(Path(config["site_dir"]), _state.pop("site_files", []))
     calculators.write_site(Path(config["site_dir"]))
+    kernel_editor.write_site(Path(config["site_dir"]))
     if pool := _state.pop("pool", None):
         pool.join()
     store = cache()

@@ -766,7 +766,8 @@ def run_survey(browser, server, built_site) -> dict:
     found["copy_pressed"] = found["diagrams_checked"] = 0
     found["full_loads"] = []
     seconds = found["seconds"] = dict.fromkeys(
-        ("load", "layout", "diagrams", "copy", "calculators", "search"), 0.0
+        ("load", "layout", "diagrams", "copy", "calculators", "editor", "search"),
+        0.0,
     )
     shots = os.environ.get("DIAGRAM_SCREENSHOTS")
     shots = Path(shots) if shots else None
@@ -879,6 +880,9 @@ def run_survey(browser, server, built_site) -> dict:
         found["second_page"] = second_page_run(page, server, first, calculator_pages)
         seconds["calculators"] = time.perf_counter() - clock
         clock = time.perf_counter()
+        found["editor"] = check_editor(page, server)
+        seconds["editor"] = time.perf_counter() - clock
+        clock = time.perf_counter()
         found["search"] = search_terms(
             page,
             list(
@@ -961,6 +965,42 @@ def diagram_problems(page, url: str, shots: Path | None, found: dict) -> list:
     return problems
 
 
+EDITOR_PAGE = "kernels/practice/elementwise/"
+EDITOR_EXERCISE = "vector-add"
+#: The attempts checked in the editor, in order: from the starter to a pass.
+EDITOR_FILES = ("starter.py", "wrong_floor_grid.py", "solution.py")
+
+
+def check_editor(page, server: str) -> dict:
+    """An exercise solved in the page's editor: the starter shown, then each
+    of EDITOR_FILES typed and checked ((file, passed, output, seconds) each),
+    and the last one still there after a reload."""
+    from scripts.practice.exercises import BY_NAME
+
+    folder = BY_NAME[EDITOR_EXERCISE].folder
+    page.goto(server + EDITOR_PAGE, wait_until="load")
+    editor = page.locator(f'.kernel-editor[data-exercise="{EDITOR_EXERCISE}"]')
+    code = editor.locator("textarea")
+    found = {"starter": code.input_value() == (folder / "starter.py").read_text()}
+    found["checks"] = []
+    for name in EDITOR_FILES:
+        code.fill((folder / name).read_text())
+        presses = editor.evaluate("el => Number(el.dataset.presses || 0)")
+        clock = time.perf_counter()
+        editor.locator('button[data-action="check"]').click()
+        page.wait_for_function(
+            "([el, n]) => Number(el.dataset.presses || 0) > n",
+            arg=[editor.element_handle(), presses],
+            timeout=WAIT_HANG_MS,
+        )
+        output = editor.locator("[data-output]").inner_text()
+        passed = editor.get_attribute("data-passed")
+        found["checks"].append((name, passed, output, time.perf_counter() - clock))
+    page.reload(wait_until="load")
+    found["kept"] = code.input_value() == (folder / EDITOR_FILES[-1]).read_text()
+    return found
+
+
 def check_predictions(page) -> list[tuple[str, str, str]]:
     """For each prediction on this page: a guess ten times too high first
     (what does the page say?), then one 20% high (the reveal: the answer and
@@ -1005,6 +1045,29 @@ def search_terms(page, terms: list[str]) -> dict[str, list[str]]:
 # --------------------------------------------------------------------------
 # Tests
 # --------------------------------------------------------------------------
+
+
+def test_an_exercise_is_solved_in_the_editor_from_its_starter(survey):
+    """The starter in the editor, its failure, a wrong attempt's hint, the
+    pass, and the code kept across a reload; each Check's lines are the
+    grader's own messages (scripts.practice_web.page under CPython)."""
+    import json
+
+    from scripts.practice.exercises import BY_NAME
+    from scripts.practice_web import page
+
+    found = survey["editor"]
+    assert found["starter"] and found["kept"], found
+    folder = BY_NAME[EDITOR_EXERCISE].folder
+    for name, passed, output, seconds in found["checks"]:
+        report = json.loads(page.check(EDITOR_EXERCISE, (folder / name).read_text()))
+        assert passed == str(report["passed"]).lower(), (name, output)
+        for outcome in report["outcomes"]:
+            assert outcome["message"] in output, (name, outcome)
+        assert seconds < FIRST_RUN_HANG_S, f"a Check of {name} hung ({seconds:.0f} s)"
+    passes = [passed for _, passed, _, _ in found["checks"]]
+    assert passes == ["false", "false", "true"]
+    assert "the last ones: is the grid triton.cdiv" in found["checks"][1][2]
 
 
 def test_pages_load_without_console_errors_or_external_requests(survey):

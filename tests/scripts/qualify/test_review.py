@@ -65,3 +65,8 @@ def test_line_numbers_are_the_parsers_even_across_form_feeds():
     assert found == {(3, "/proc"), (4, "import ctypes")}
     assert review.source_lines(text)[2] == "z = '/proc'"
     assert review.source_lines("a\r\nb\rc") == ["a", "b", "c"]
+
+
+def test_clip_escapes_and_shortens():
+    text = review.clip("a\x1b[31m\nb" + "x" * 300, 20)
+    assert "\x1b" not in text and len(text) == 20 and text.endswith("…")
