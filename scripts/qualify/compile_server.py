@@ -116,8 +116,8 @@ def _bind_global(node, namespace: dict, kernels: dict, defs: dict, path) -> None
     if node.value is None or len(names) != len(targets):
         for target in targets:
             for part in ast.walk(target):
-                if isinstance(part, ast.Name):
-                    namespace.pop(part.id, None)
+                if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store):
+                    namespace.pop(part.id, None)  # not `triton` of triton.x = ...
         return
     value = _jit_call(node.value, namespace, defs, path)
     if value is not None:

@@ -133,3 +133,20 @@ def test_triton_jit_applied_as_a_call_makes_a_kernel(tmp_path):
     assert set(namespace[compile_server.KERNELS]) == {"_kernel"}
     with pytest.raises(compile_server.CompileRefusal, match="plain Python"):
         namespace["_kernel"]()  # the name itself stays the plain function
+
+
+def test_an_attribute_assignment_binds_no_name(tmp_path):
+    namespace = _namespace(
+        tmp_path,
+        """
+        import triton
+        triton.compile = None
+        a, b = 1, 2
+
+        @triton.jit
+        def kernel(x_ptr):
+            pass
+        """,
+    )
+    assert isinstance(namespace["kernel"], triton.runtime.JITFunction)
+    assert "a" not in namespace  # a tuple target is not folded
