@@ -44,6 +44,8 @@ Modules, one job each:
 - ``launch_log``: what the child records about each Triton launch.
 - ``compile_check``: compiles each launched specialisation for sm_90a.
 - ``compile_server``: the parent's compile process, outside the sandbox.
+- ``module_reader``: what a module binds at its top level, from its syntax
+  tree, without running it (for the compile process).
 - ``interpreter_rounding``: bfloat16 and TF32 dot operands rounded in the
   interpreter as compiled code rounds them.
 - ``races``: races between the programs of one launch, from the accesses

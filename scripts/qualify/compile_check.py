@@ -14,8 +14,8 @@ Three parts:
   same sandbox as the candidate (bubblewrap or the fallback, as ``nobody``
   when root). It reads the parent's private copy of the source, takes the
   kernels from its syntax tree (no statement of the module runs: each
-  ``@triton.jit`` function is defined bare, with literal defaults, beside
-  the ``triton`` and ``math`` imports and literal ``tl.constexpr`` globals),
+  kernel is defined bare in the namespace the tree gives, with the
+  ``triton`` and ``math`` imports and the globals whose values fold),
   and compiles each requested specialisation with ``triton.compile`` for a
   CUDA sm_90a target, which needs no GPU (as ``scripts/artifacts`` does).
 * ``Compiler`` (in the parent): one warm compile process for the evaluator's

@@ -2,14 +2,16 @@
 ``scripts/qualify/compile_check.py``; ``python -m
 scripts.qualify.compile_server``): not interpreted, in the candidate's
 sandbox, as ``nobody`` when root. It reads the parent's private copy of the
-source and takes the kernels from its syntax tree: no statement of the
-module runs. Each ``@triton.jit`` function is defined bare (literal
-defaults, annotations reduced to ``constexpr``) beside the ``triton`` and
-``math`` imports and literal ``tl.constexpr`` globals; other functions
-become stand-ins that fail when a kernel calls them. Each requested
-specialisation is compiled with ``triton.compile`` for a CUDA sm_90a target,
-which needs no GPU (as ``scripts/artifacts`` compiles the project's
-kernels).
+source and rebuilds the module's namespace from its syntax tree
+(``scripts/qualify/module_reader.py``): no statement of the module runs,
+but what Python would bind is bound where the tree gives it (decided
+``if`` branches, ``try`` bodies, globals whose values fold). Each function
+made a kernel by ``@triton.jit`` or ``triton.jit(fn)`` (whatever the
+spelling resolves to) is defined bare (defaults folded, annotations reduced
+to ``constexpr``) in that namespace; other functions become stand-ins that
+fail when a kernel calls them. Each requested specialisation is compiled
+with ``triton.compile`` for a CUDA sm_90a target, which needs no GPU (as
+``scripts/artifacts`` compiles the project's kernels).
 
 What still runs is what Triton's code generator evaluates while compiling
 a kernel's body (calls it makes at compile time): the static gate limits
@@ -25,34 +27,55 @@ import re
 import sys
 from pathlib import Path
 
+from scripts.qualify import module_reader
 from scripts.qualify.compile_check import TARGET
 
-JIT_DECORATORS = ("jit",)
 JIT_OPTIONS = ("do_not_specialize", "do_not_specialize_on_alignment", "noinline")
 
 
+#: Where a namespace keeps its kernels by the name of their ``def`` (what a
+#: launch's record names): not an identifier, so no kernel body can name it.
+KERNELS = "qualify kernels"
+
+
 def kernel_namespace(path: str) -> dict:
-    """The candidate's kernels, from the syntax tree of its source: every
-    top-level function decorated with ``jit`` becomes a JITFunction; other
-    functions become stand-ins that cannot be compiled; the ``triton`` and
-    ``math`` imports and literal ``tl.constexpr`` globals are bound.
-    Nothing the module's statements would do runs."""
+    """The candidate's module namespace as far as its syntax tree gives it
+    (``scripts/qualify/module_reader.py``): the ``triton`` and ``math``
+    imports, globals whose values fold, and every function; one made a
+    kernel by ``@triton.jit`` or by ``NAME = triton.jit(fn)`` becomes a
+    JITFunction, the rest stand-ins that cannot be compiled. Nothing the
+    module's statements would do runs."""
     import math
 
     import triton
-    import triton.language as tl
 
     text = Path(path).read_text(encoding="utf-8")
     tree = ast.parse(text, filename=path)
     namespace: dict = {"__name__": "qualify_compile", "__builtins__": {}}
-    for node in tree.body:
+    kernels: dict = {}
+    defs: dict = {}
+    undecided: set = set()
+    for node in module_reader.statements(tree.body, namespace, undecided):
         if isinstance(node, ast.Import | ast.ImportFrom):
             _bind_import(node, namespace, triton, math)
         elif isinstance(node, ast.Assign | ast.AnnAssign):
-            _bind_constexpr(node, namespace, tl)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            namespace[node.name] = _define(node, path, namespace, triton, tl)
+            _bind_global(node, namespace, kernels, defs, path)
+        elif isinstance(node, ast.FunctionDef):
+            defs[node.name] = node
+            jit = [
+                d for d in node.decorator_list if _jit_options(d, namespace) is not None
+            ]
+            options = _jit_options(jit[0], namespace) if jit else None
+            namespace[node.name] = _define(node, path, namespace, options)
+            if jit:
+                kernels[node.name] = namespace[node.name]
+            else:
+                kernels.pop(node.name, None)
+    for name in undecided - set(namespace):
+        namespace[name] = _stand_in(
+            name, f"{name} is bound under a condition the compile check cannot decide"
+        )
+    namespace[KERNELS] = kernels
     return namespace
 
 
@@ -84,42 +107,91 @@ def _bind_import(node, namespace: dict, triton, math) -> None:
         namespace[alias.asname or alias.name] = value
 
 
-def _bind_constexpr(node, namespace: dict, tl) -> None:
-    """``NAME = tl.constexpr(<literal>)`` (or annotated so): the only
-    globals a Triton kernel may read."""
-    target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-    value = node.value
-    if not isinstance(target, ast.Name) or value is None:
+def _bind_global(node, namespace: dict, kernels: dict, defs: dict, path) -> None:
+    """``NAME = <expression>`` as Python binds it (an annotation changes
+    nothing, for Python as for Triton, which reads only ``tl.constexpr``
+    values as globals); ``NAME = triton.jit(fn)`` makes `fn` a kernel."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
+    if node.value is None or len(names) != len(targets):
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store):
+                    namespace.pop(part.id, None)  # not `triton` of triton.x = ...
         return
-    if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("constexpr"):
-        if len(value.args) == 1 and not value.keywords:
+    value = _jit_call(node.value, namespace, defs, path)
+    if value is not None:
+        kernels[value.fn.__name__] = value
+    else:
+        try:
+            value = module_reader.fold(node.value, namespace)
+        except module_reader.Unknown:
+            for name in names:
+                namespace.pop(name, None)
+            return
+    for name in names:
+        namespace[name] = value
+
+
+def _jit_call(value, namespace: dict, defs: dict, path):
+    """The JITFunction `value` makes when it is ``triton.jit(fn, ...)`` or
+    ``triton.jit(...)(fn)`` of a function defined above; else None."""
+    if not isinstance(value, ast.Call) or len(value.args) != 1:
+        return None
+    function = value.args[0]
+    if not isinstance(function, ast.Name) or function.id not in defs:
+        return None
+    options = None
+    if isinstance(value.func, ast.Call):  # triton.jit(...)(fn)
+        options = _jit_options(value.func, namespace)
+    elif _is_jit(value.func, namespace):  # triton.jit(fn, ...)
+        options = _literal_options(value.keywords)
+    if options is None:
+        return None
+    return _define(defs[function.id], path, namespace, options)
+
+
+def _is_jit(node, namespace: dict) -> bool:
+    import triton
+    from triton.runtime import jit
+
+    try:
+        found = module_reader.resolve(node, namespace)
+    except module_reader.Unknown:
+        return False
+    return found is triton.jit or found is jit.jit
+
+
+def _jit_options(decorator, namespace: dict) -> dict | None:
+    """The JITFunction options of a decorator that is ``triton.jit`` (by
+    what it resolves to, however it is spelled) or a call of it; else None."""
+    if _is_jit(decorator, namespace):
+        return {}
+    if isinstance(decorator, ast.Call) and not decorator.args:
+        if _is_jit(decorator.func, namespace):
+            return _literal_options(decorator.keywords)
+    return None
+
+
+def _literal_options(keywords) -> dict:
+    options = {}
+    for keyword in keywords:
+        if keyword.arg in JIT_OPTIONS:
             try:
-                namespace[target.id] = tl.constexpr(ast.literal_eval(value.args[0]))
+                options[keyword.arg] = ast.literal_eval(keyword.value)
             except (ValueError, SyntaxError):
                 pass
-    elif isinstance(node, ast.AnnAssign) and "constexpr" in ast.unparse(
-        node.annotation
-    ):
-        try:
-            namespace[target.id] = tl.constexpr(ast.literal_eval(value))
-        except (ValueError, SyntaxError):
-            pass
+    return options
 
 
-def _define(node: ast.FunctionDef, path: str, namespace: dict, triton, tl):
+def _define(node: ast.FunctionDef, path: str, namespace: dict, options):
+    """A JITFunction of the bare `node` (`options`: its jit options), or a
+    stand-in when `options` is None (a plain function) or a default has no
+    value the tree gives."""
     from triton.runtime.jit import JITFunction
 
-    jit = [d for d in node.decorator_list if _decorator_name(d) in JIT_DECORATORS]
-    if not jit:
+    if options is None:
         return _stand_in(node.name)
-    options = {}
-    if isinstance(jit[0], ast.Call):
-        for keyword in jit[0].keywords:
-            if keyword.arg in JIT_OPTIONS:
-                try:
-                    options[keyword.arg] = ast.literal_eval(keyword.value)
-                except (ValueError, SyntaxError):
-                    pass
     try:
         arguments = _literal_arguments(node.args, namespace)
     except CompileRefusal as refusal:
@@ -140,14 +212,10 @@ def _define(node: ast.FunctionDef, path: str, namespace: dict, triton, tl):
     return JITFunction(scope[node.name], **options)
 
 
-def _decorator_name(node) -> str:
-    target = node.func if isinstance(node, ast.Call) else node
-    return ast.unparse(target).rsplit(".", 1)[-1]
-
-
 def _literal_arguments(args: ast.arguments, namespace: dict) -> ast.arguments:
     """The parameters with annotations reduced to constexpr or nothing, and
-    defaults that are literals (or a ``tl.`` dtype) only."""
+    defaults as the module's constants give them (a literal, a constant, a
+    ``tl.`` dtype, an expression of them)."""
 
     def annotation(arg):
         text = ast.unparse(arg.annotation) if arg.annotation else ""
@@ -155,19 +223,17 @@ def _literal_arguments(args: ast.arguments, namespace: dict) -> ast.arguments:
 
     def literal(node):
         try:
-            return ast.Constant(ast.literal_eval(node))
-        except (ValueError, SyntaxError):
-            pass
-        text = ast.unparse(node)
-        dtype = re.fullmatch(r"(?:tl|triton\.language)\.([a-z0-9_]+)", text)
-        if dtype:  # a dtype default such as tl.float32, bound under a new name
-            import triton.language as tl
-
-            name = f"_qualify_default_{len(namespace)}"
-            namespace[name] = getattr(tl, dtype.group(1), None)
-            if namespace[name] is not None:
-                return ast.Name(name, ast.Load())
-        raise CompileRefusal(f"a parameter's default ({text[:60]}) is not a literal")
+            value = module_reader.fold(node, namespace)
+        except module_reader.Unknown:
+            raise CompileRefusal(
+                f"a parameter's default ({ast.unparse(node)[:60]}) is not a "
+                "literal or a value the module's constants give"
+            ) from None
+        if value is None or type(value) in (bool, int, float, str):
+            return ast.Constant(value)
+        name = f"_qualify_default_{len(namespace)}"  # a dtype or constexpr
+        namespace[name] = value
+        return ast.Name(name, ast.Load())
 
     plain = [ast.arg(a.arg, annotation(a)) for a in args.args]
     return ast.arguments(
@@ -207,7 +273,7 @@ def compile_spec(namespace: dict, spec: dict) -> None:
     from triton.runtime.jit import JITFunction
 
     name = spec["kernel"]
-    fn = namespace.get(name)
+    fn = namespace.get(KERNELS, {}).get(name) or namespace.get(name)
     if (
         callable(fn)
         and not isinstance(fn, JITFunction)

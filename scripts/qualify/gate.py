@@ -170,6 +170,7 @@ def refusals(text: str) -> list[dict]:
     skipped -= {id(block.test) for block in main_blocks}
     skipped |= {id(n) for block in main_blocks for n in ast.walk(block.test)}
     modules: dict[str, tuple[str, int]] = {}  # bound name -> module, line
+    imported = _import_only_names(tree)
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
@@ -186,7 +187,9 @@ def refusals(text: str) -> list[dict]:
                 name = full if full in ALLOWED_MODULES else node.module
                 _gate_import(found, modules, name, alias, line, full)
         elif isinstance(node, ast.Attribute):
-            if node.attr.startswith("_") and node.attr not in HARMLESS_DUNDERS:
+            if _module_version(node, imported):
+                pass
+            elif node.attr.startswith("_") and node.attr not in HARMLESS_DUNDERS:
                 found.append(
                     _refused(line, f".{node.attr}", "private or dunder attribute")
                 )
@@ -267,6 +270,57 @@ def _gate_import(found, modules, name, alias, line, shown=None) -> None:
         return
     found.append(
         _refused(line, f"import {shown or name}", "not a module a kernel needs")
+    )
+
+
+def _import_only_names(tree) -> set[str]:
+    """Names bound only by imports of allowed modules, or to None (as in
+    ``except ImportError: triton = None``): whatever else the source does,
+    such a name is one of those modules or None."""
+    imported, other = set(), set()
+    to_none = {
+        id(target)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is None
+        for target in node.targets
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if isinstance(node, ast.Import):
+                    module = alias.name if alias.asname else alias.name.split(".")[0]
+                    bound = alias.asname or alias.name.split(".")[0]
+                else:
+                    module = None if node.level else f"{node.module}.{alias.name}"
+                    bound = alias.asname or alias.name
+                (imported if module in ALLOWED_MODULES else other).add(bound)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            if id(node) not in to_none:
+                other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            other.add(node.name)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+            other.add(node.name)
+        elif isinstance(node, ast.MatchMapping):
+            other.add(node.rest)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            other.update(node.names)
+    return imported - other
+
+
+def _module_version(node: ast.Attribute, imported: set[str]) -> bool:
+    """``module.__version__`` where module is a name bound only to an allowed
+    module: its version string, nothing more (what the name resolves to,
+    not how the attribute is spelled, decides)."""
+    return (
+        node.attr == "__version__"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in imported
+        and isinstance(node.ctx, ast.Load)
     )
 
 

@@ -105,3 +105,25 @@ def test_each_rule_refuses_with_the_line(line, construct):
 def test_a_disguised_main_guard_is_checked_like_any_code():
     text = "if __name__ == '__main__' or True:\n    import os\n"
     assert [f["construct"] for f in gate.refusals(text)] == ["import os"]
+
+
+@pytest.mark.parametrize(
+    "source, refused",
+    [
+        ("import triton\nv = triton.__version__\n", False),
+        (
+            "try:\n    import triton\nexcept ImportError:\n    triton = None\n"
+            "v = triton.__version__\n",
+            False,
+        ),
+        ("import triton\ntriton = object()\nv = triton.__version__\n", True),
+        ("import triton\nclass triton:\n    pass\nv = triton.__version__\n", True),
+        ("import torch\ndef f(torch):\n    return torch.__version__\n", True),
+        ("import triton\nv = triton.__dict__\n", True),
+        ("import triton\nv = triton.language.__version__\n", True),
+    ],
+    ids=["module", "try-import", "rebound", "class", "argument", "dict", "chain"],
+)
+def test_a_version_is_read_only_from_a_name_bound_to_an_allowed_module(source, refused):
+    found = [f for f in gate.refusals(source) if f["construct"].startswith(".__")]
+    assert bool(found) is refused, found
