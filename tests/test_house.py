@@ -97,7 +97,7 @@ LONG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "scripts/qualify/evaluator.py:run_cases": (144, _QUALIFY),
     "scripts/qualify/evaluator.py:qualify": (64, _QUALIFY),
     "scripts/qualify/evaluator.py:_run": (79, _QUALIFY),
-    "scripts/qualify/gate.py:refusals": (85, _QUALIFY),
+    "scripts/qualify/gate.py:refusals": (78, _QUALIFY),
     "scripts/qualify/judge.py:judge_kernel_call": (121, _QUALIFY),
     "scripts/qualify/rows.py:row_cases": (84, "a data table: one row per case"),
 }

@@ -159,6 +159,18 @@ def gate_rules() -> list[str]:
     ]
 
 
+def _gate_attribute(found: list, node: ast.Attribute, line: int, imported) -> None:
+    """A private or dunder attribute (a module's version aside), or a chain
+    that reaches past torch's tensor API."""
+    if _module_version(node, imported):
+        pass
+    elif node.attr.startswith("_") and node.attr not in HARMLESS_DUNDERS:
+        found.append(_refused(line, f".{node.attr}", "private or dunder attribute"))
+    chain = _chain(node)
+    if chain and any(chain == t or chain.startswith(t + ".") for t in REFUSED_TORCH):
+        found.append(_refused(line, chain, "reaches past the tensor API"))
+
+
 def refusals(text: str) -> list[dict]:
     """[{"line", "construct", "why"}] for every construct the gate refuses,
     by line; [] when the source may run. The source must parse."""
@@ -187,17 +199,7 @@ def refusals(text: str) -> list[dict]:
                 name = full if full in ALLOWED_MODULES else node.module
                 _gate_import(found, modules, name, alias, line, full)
         elif isinstance(node, ast.Attribute):
-            if _module_version(node, imported):
-                pass
-            elif node.attr.startswith("_") and node.attr not in HARMLESS_DUNDERS:
-                found.append(
-                    _refused(line, f".{node.attr}", "private or dunder attribute")
-                )
-            chain = _chain(node)
-            if chain and any(
-                chain == t or chain.startswith(t + ".") for t in REFUSED_TORCH
-            ):
-                found.append(_refused(line, chain, "reaches past the tensor API"))
+            _gate_attribute(found, node, line, imported)
         elif isinstance(node, ast.Name):
             if node.id.startswith("__") and node.id not in HARMLESS_DUNDERS:
                 found.append(_refused(line, node.id, "dunder name"))
